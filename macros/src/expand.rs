@@ -1,0 +1,240 @@
+//! The expansion: a struct and a const named like the function (dropshot's trick: a braced
+//! struct lives only in the type namespace, so the const can take the value name), the function
+//! itself as `run`, and the `Operation` impl.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Error, Ident, ItemFn, LitStr};
+
+use crate::attr::{self, OperationAttr, OutputSchema};
+use crate::doc;
+use crate::signature::{self, Checked};
+
+pub(crate) fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Vec::new();
+    let attr = attr::parse(attr, &mut errors);
+    let func: ItemFn = match syn::parse2(item) {
+        Ok(func) => func,
+        Err(e) => {
+            errors.push(Error::new(e.span(), "`#[operation]` goes on an `async fn`"));
+            return compile_errors(errors);
+        }
+    };
+    let description = doc::description(&func.attrs);
+    if description.is_none() {
+        errors.push(Error::new(
+            func.sig.ident.span(),
+            "an operation needs a doc comment: it becomes the tool's description",
+        ));
+    }
+    let sig = signature::check(&func.sig, &mut errors);
+    if let Some(sig) = &sig
+        && sig.args.is_none()
+    {
+        if let Some(route) = attr.rest.as_ref().filter(|r| !r.params.is_empty()) {
+            errors.push(Error::new(
+                route.lit.span(),
+                "the route has path parameters but the operation takes no arguments to bind them to",
+            ));
+        }
+        if let Some(body) = &attr.body {
+            errors.push(Error::new(
+                body.span(),
+                "`body` names an argument field, but the operation takes no arguments",
+            ));
+        }
+    }
+    match (description, sig) {
+        (Some(description), Some(sig)) if errors.is_empty() => {
+            generate(attr, func, &description, sig)
+        }
+        // No half-made operation, which would only add confusing errors; but the function as
+        // written, so that its body is still checked and its imports still count as used. Out
+        // of reach in a `const _`, except a method: it sits in an impl, which allows no `const _`.
+        _ => {
+            let errors = compile_errors(errors);
+            let method = func.sig.receiver().is_some();
+            let func = quote!(#[allow(dead_code)] #func);
+            if method {
+                quote!(#errors #func)
+            } else {
+                quote!(#errors const _: () = { #func };)
+            }
+        }
+    }
+}
+
+fn compile_errors(errors: Vec<Error>) -> TokenStream {
+    errors.into_iter().map(|e| e.to_compile_error()).collect()
+}
+
+fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) -> TokenStream {
+    let ItemFn {
+        attrs,
+        vis,
+        sig: mut run_sig,
+        block,
+    } = func;
+    let ident = run_sig.ident.clone();
+    run_sig.ident = Ident::new("run", ident.span());
+    let (docs, attrs): (Vec<_>, Vec<_>) = attrs.into_iter().partition(doc::is_doc);
+
+    let name = attr
+        .name
+        .unwrap_or_else(|| LitStr::new(&ident.unraw().to_string(), ident.span()));
+    let title = option(attr.title);
+    let (read_only, destructive, idempotent, open_world) = (
+        attr.read_only,
+        attr.destructive,
+        attr.idempotent,
+        attr.open_world,
+    );
+    let allow_unknown_args = attr.allow_unknown_args;
+
+    let args_ty = match &sig.args {
+        Some(ty) => ty.to_token_stream(),
+        None => quote!(::tooltable::__private::NoArgs),
+    };
+
+    // Each `{param}` and the body must be a field of the arguments: a field access spanned on
+    // the attribute's string makes rustc's "no field" error point there.
+    let mut fields = Vec::new();
+    let rest = match &attr.rest {
+        Some(route) => {
+            fields.extend(route.params.iter().map(|p| Ident::new(p, route.lit.span())));
+            fields.extend(attr.body.iter().map(|b| Ident::new(&b.value(), b.span())));
+            let (method, path) = (&route.method, &route.path);
+            let body = option(attr.body);
+            let status = attr.status.unwrap_or(200);
+            quote! {
+                ::core::option::Option::Some(::tooltable::__private::StaticRestRoute {
+                    method: #method,
+                    path: #path,
+                    body: #body,
+                    status: #status,
+                })
+            }
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let field_checks = (!fields.is_empty()).then(|| {
+        quote! {
+            const _: () = {
+                #[allow(unused)]
+                fn __check(a: &#args_ty) {
+                    #(let _ = &a.#fields;)*
+                }
+            };
+        }
+    });
+
+    let output_schema = match attr.output {
+        None => {
+            let ty = &sig.output;
+            quote!(::tooltable::__private::output_schema::<#ty>)
+        }
+        Some(OutputSchema::Type(ty)) => {
+            quote!(::tooltable::__private::explicit_output_schema::<#ty>)
+        }
+        Some(OutputSchema::Expr(expr)) => quote! {{
+            fn __output_schema() -> ::core::option::Option<::tooltable::__private::Value> {
+                ::core::option::Option::Some(#expr)
+            }
+            __output_schema
+        }},
+    };
+
+    // Without a context parameter the operation fits a table of any state. `__S`, not `S`,
+    // so that it cannot shadow a user type named `S`.
+    let (impl_generics, state) = match &sig.context {
+        Some(cx) => (quote!(), cx.state.to_token_stream()),
+        None => (
+            quote!(<__S: ::core::marker::Send + ::core::marker::Sync + 'static>),
+            quote!(__S),
+        ),
+    };
+    let (cx_param, cx_arg) = match &sig.context {
+        Some(cx) if cx.by_ref => (quote!(cx), quote!(&cx,)),
+        Some(_) => (quote!(cx), quote!(cx,)),
+        None => (quote!(_), quote!()),
+    };
+    // Arguments are parsed even when there is no parameter: `NoArgs` refuses any.
+    let (args_binding, args_arg) = match &sig.args {
+        Some(_) => (quote!(args), quote!(args)),
+        None => (quote!(_), quote!()),
+    };
+    // Spanned on the return type, so that a non-`Result` return is reported there, as it is
+    // for `output_schema::<#ty>` (otherwise the span runs from the fn name to the return type).
+    let into_outcome = quote_spanned! {sig.output.span()=>
+        ::tooltable::__private::into_outcome(Self::run(#cx_arg #args_arg).await)
+    };
+
+    // Spanned on the function's name so that an unused operation gets the dead-code warning.
+    let const_item = quote_spanned! {ident.span()=>
+        #vis const #ident: #ident = #ident {};
+    };
+
+    quote! {
+        #[allow(non_camel_case_types)]
+        #(#docs)*
+        #vis struct #ident {}
+
+        #[allow(non_upper_case_globals)]
+        #(#docs)*
+        #const_item
+
+        impl #ident {
+            /// The function as written, callable directly (e.g. from unit tests).
+            // An unused operation is already reported once, on its const.
+            #[allow(dead_code)]
+            #(#attrs)*
+            #vis #run_sig #block
+        }
+
+        #field_checks
+
+        impl #impl_generics ::tooltable::Operation<#state> for #ident {
+            fn meta(&self) -> ::tooltable::__private::OperationMeta {
+                ::tooltable::__private::OperationMeta {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    annotations: ::tooltable::Annotations {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
+                    rest: #rest,
+                    allow_unknown_args: #allow_unknown_args,
+                    input_schema: ::tooltable::__private::input_schema::<#args_ty>,
+                    output_schema: #output_schema,
+                }
+            }
+
+            fn call(
+                &self,
+                #cx_param: ::tooltable::Cx<#state>,
+                args: ::tooltable::__private::Value,
+            ) -> ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::Outcome> {
+                ::std::boxed::Box::pin(async move {
+                    let #args_binding: #args_ty = match ::tooltable::__private::parse_args(args) {
+                        ::core::result::Result::Ok(a) => a,
+                        ::core::result::Result::Err(o) => return o,
+                    };
+                    #into_outcome
+                })
+            }
+        }
+    }
+}
+
+/// `Some(lit)` or `None`, written out in full.
+fn option(lit: Option<LitStr>) -> TokenStream {
+    match lit {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    }
+}

@@ -1,0 +1,21 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use tooltable::Cx;
+use tooltable_macros::operation;
+
+pub struct Models;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Args {
+    pub id: String,
+    pub patch: Value,
+}
+
+/// Forgets a model.
+#[operation]
+pub async fn forget_model(cx: &Cx<Models>, args: Args) {
+    let _ = (cx, args);
+}
+
+fn main() {}

@@ -1,0 +1,25 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use tooltable_macros::operation;
+
+pub struct Models;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Args {
+    pub id: String,
+    pub patch: Value,
+}
+
+pub struct Api;
+
+impl Api {
+    /// Reads a model.
+    #[operation]
+    pub async fn get_model(&self, args: Args) -> Result<Value, tooltable::Error> {
+        let _ = args;
+        Ok(Value::Null)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,22 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use tooltable::Cx;
+use tooltable_macros::operation;
+
+pub struct Models;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Args {
+    pub id: String,
+    pub patch: Value,
+}
+
+/// Reads a model.
+#[operation(read_only, readonly = true)]
+pub async fn get_model(cx: &Cx<Models>, args: Args) -> Result<Value, tooltable::Error> {
+    let _ = (cx, args);
+    Ok(Value::Null)
+}
+
+fn main() {}

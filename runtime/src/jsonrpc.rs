@@ -1,0 +1,244 @@
+//! JSON-RPC 2.0 framing: decoding one message (a plain struct, then dispatch on its fields) and
+//! encoding responses, errors, notifications and requests.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The JSON-RPC error codes the engine uses.
+pub mod code {
+    pub const PARSE_ERROR: i32 = -32700;
+    pub const INVALID_REQUEST: i32 = -32600;
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    pub const INVALID_PARAMS: i32 = -32602;
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// MCP: a resource URI that names nothing.
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+}
+
+/// A request id: an integer or a string (null and fractions are refused).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(i64),
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RpcError {
+    pub code: i32,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        RpcError { code, message: message.into(), data: None }
+    }
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_REQUEST, message)
+    }
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_PARAMS, message)
+    }
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(code::INTERNAL_ERROR, message)
+    }
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+/// One decoded message from the peer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Request { id: RequestId, method: String, params: Option<Value> },
+    Notification { method: String, params: Option<Value> },
+    Response { id: RequestId, result: Result<Value, RpcError> },
+}
+
+/// A message that could not be decoded: the error to answer with, and the id when one was readable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    pub id: Option<RequestId>,
+    pub error: RpcError,
+}
+
+/// The envelope, read field by field; anything else in the object is ignored.
+#[derive(Deserialize)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+/// Decodes one message. Parse errors get -32700; valid JSON that is no JSON-RPC message -32600.
+pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    let fail = |id: Option<RequestId>, error: RpcError| Err(DecodeError { id, error });
+    if first != Some(b'{') {
+        return match serde_json::from_slice::<Value>(bytes) {
+            Err(e) => fail(None, parse_error(&e)),
+            Ok(Value::Array(_)) => fail(
+                None,
+                RpcError::invalid_request("JSON-RPC batches are not supported: send one message per line"),
+            ),
+            Ok(_) => fail(None, RpcError::invalid_request("a JSON-RPC message must be a JSON object")),
+        };
+    }
+    let env: Envelope = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) => return fail(None, parse_error(&e)),
+    };
+    let id = match env.id {
+        None => None,
+        Some(v) => match serde_json::from_value::<RequestId>(v) {
+            Ok(id) => Some(id),
+            Err(_) => return fail(None, RpcError::invalid_request("the id must be a string or an integer")),
+        },
+    };
+    if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        return fail(id, RpcError::invalid_request("the message must carry \"jsonrpc\": \"2.0\""));
+    }
+    if let Some(p) = &env.params {
+        if !p.is_object() && !p.is_array() {
+            return fail(id, RpcError::invalid_request("params must be an object or an array"));
+        }
+    }
+    match (env.method, id) {
+        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params: env.params }),
+        (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params: env.params }),
+        (Some(_), id) => fail(id, RpcError::invalid_request("the method must be a string")),
+        (None, Some(id)) => match (env.result, env.error) {
+            (Some(result), None) => Ok(Incoming::Response { id, result: Ok(result) }),
+            (None, Some(error)) => match serde_json::from_value::<RpcError>(error) {
+                Ok(error) => Ok(Incoming::Response { id, result: Err(error) }),
+                Err(_) => fail(Some(id), RpcError::invalid_request("the error must have a code and a message")),
+            },
+            _ => fail(Some(id), RpcError::invalid_request("a request needs a method")),
+        },
+        (None, None) => fail(None, RpcError::invalid_request("a request needs a method")),
+    }
+}
+
+fn parse_error(e: &serde_json::Error) -> RpcError {
+    RpcError::new(code::PARSE_ERROR, format!("Parse error: {e}"))
+}
+
+#[derive(Serialize)]
+struct ResultFrame<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct ErrorFrame<'a> {
+    jsonrpc: &'static str,
+    id: Option<&'a RequestId>,
+    error: &'a RpcError,
+}
+
+#[derive(Serialize)]
+struct CallFrame<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a T>,
+}
+
+fn encode<T: Serialize>(frame: &T) -> String {
+    // Every frame here is plain data (strings, numbers, JSON values), which always serialises.
+    serde_json::to_string(frame).unwrap_or_default()
+}
+
+/// `{"jsonrpc":"2.0","id":..,"result":..}`
+pub fn result<T: Serialize>(id: &RequestId, result: &T) -> String {
+    encode(&ResultFrame { jsonrpc: "2.0", id, result })
+}
+
+/// `{"jsonrpc":"2.0","id":..|null,"error":{..}}`
+pub fn error(id: Option<&RequestId>, error: &RpcError) -> String {
+    encode(&ErrorFrame { jsonrpc: "2.0", id, error })
+}
+
+/// `{"jsonrpc":"2.0","method":..,"params":..}`
+pub fn notification<T: Serialize>(method: &str, params: Option<&T>) -> String {
+    encode(&CallFrame { jsonrpc: "2.0", id: None, method, params })
+}
+
+/// `{"jsonrpc":"2.0","id":..,"method":..,"params":..}`
+pub fn request<T: Serialize>(id: &RequestId, method: &str, params: Option<&T>) -> String {
+    encode(&CallFrame { jsonrpc: "2.0", id: Some(id), method, params })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of(line: &str) -> i32 {
+        decode(line.as_bytes()).unwrap_err().error.code
+    }
+
+    #[test]
+    fn decodes_each_kind() {
+        let r = decode(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
+        assert_eq!(r, Incoming::Request { id: RequestId::Number(7), method: "ping".into(), params: None });
+        let n = decode(br#"{"jsonrpc":"2.0","method":"x","params":{}}"#).unwrap();
+        assert!(matches!(n, Incoming::Notification { .. }));
+        let resp = decode(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#).unwrap();
+        assert!(matches!(resp, Incoming::Response { result: Ok(_), .. }));
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_message() {
+        assert_eq!(code_of("{nope"), code::PARSE_ERROR);
+        assert_eq!(code_of("[1]"), code::INVALID_REQUEST);
+        assert_eq!(code_of("[1"), code::PARSE_ERROR);
+        assert_eq!(code_of("42"), code::INVALID_REQUEST);
+        assert_eq!(code_of(r#"{"jsonrpc":"2.0","id":1}"#), code::INVALID_REQUEST);
+        assert_eq!(code_of(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#), code::INVALID_REQUEST);
+        assert_eq!(code_of(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#), code::INVALID_REQUEST);
+        assert_eq!(code_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":3}"#), code::INVALID_REQUEST);
+        let e = decode(br#"{"jsonrpc":"2.0","id":9,"method":5}"#).unwrap_err();
+        assert_eq!(e.id, Some(RequestId::Number(9)));
+    }
+
+    #[test]
+    fn encodes_frames() {
+        let id = RequestId::Number(1);
+        assert_eq!(result(&id, &serde_json::json!({})), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert_eq!(
+            error(None, &RpcError::invalid_request("x")),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#
+        );
+        assert_eq!(notification::<Value>("a", None), r#"{"jsonrpc":"2.0","method":"a"}"#);
+    }
+}

@@ -1,0 +1,200 @@
+//! What an operation gives back: a value, content blocks, or a failure with a parsed body.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::content::Content;
+
+/// The kind of a tool failure. It picks the REST status; over MCP every kind is an `isError` result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The arguments are well-formed JSON but not acceptable (422).
+    InvalidInput,
+    /// The addressed thing does not exist (404).
+    NotFound,
+    /// The request conflicts with the current state (409).
+    Conflict,
+    /// The request is malformed (400).
+    BadRequest,
+    /// The request or its result is too large (413).
+    TooLarge,
+    /// The operation failed on its own side (500).
+    Internal,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order the docs list them.
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::InvalidInput,
+        ErrorKind::NotFound,
+        ErrorKind::Conflict,
+        ErrorKind::BadRequest,
+        ErrorKind::TooLarge,
+        ErrorKind::Internal,
+    ];
+
+    /// The HTTP status a REST caller sees for this kind: the one mapping, shared by REST and OpenAPI.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::InvalidInput => 422,
+            ErrorKind::NotFound => 404,
+            ErrorKind::Conflict => 409,
+            ErrorKind::BadRequest => 400,
+            ErrorKind::TooLarge => 413,
+            ErrorKind::Internal => 500,
+        }
+    }
+}
+
+/// A tool failure as the runtime carries it: a kind and the JSON body the caller sees.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub kind: ErrorKind,
+    pub body: Value,
+}
+
+impl Failure {
+    /// A failure whose body is `{"error": message}`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure { kind, body: json!({ "error": message.into() }) }
+    }
+}
+
+/// An error type an operation may return: a plain `Serialize` Rust type whose serialised form is
+/// the body the caller sees (the text block and `structuredContent` of an `isError` result), e.g.
+/// `#[derive(Serialize)] struct ConstraintViolation { error: &'static str, violations: Vec<V> }`.
+pub trait ToolError: Serialize {
+    /// Picks the REST status; defaults to an internal failure.
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Internal
+    }
+}
+
+impl<E: ToolError> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        let mut body = serde_json::to_value(&e).unwrap_or_else(|err| json!({ "error": err.to_string() }));
+        crate::numbers::normalize(&mut body);
+        Failure { kind: e.kind(), body }
+    }
+}
+
+/// A ready error type: a kind and a message, with the body `{"error": message}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, message: message.into() }
+    }
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidInput, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotFound, message)
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Conflict, message)
+    }
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::BadRequest, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Internal, message)
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Serialize for Error {
+    fn serialize<Ser: serde::Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("error", &self.message)?;
+        map.end()
+    }
+}
+
+impl ToolError for Error {
+    fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+}
+
+
+/// The successful result of an operation: a JSON value, or content blocks given as they are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Json(Value),
+    Content(Content),
+}
+
+/// What the table gets back from every call.
+pub type Outcome = Result<Output, Failure>;
+
+/// A success type an operation may return: any `Serialize + JsonSchema` value, or [`Content`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an operation's success type",
+    note = "return a type that is `Serialize + JsonSchema`, or `tooltable::Content`"
+)]
+pub trait ToolOutput {
+    fn into_output(self) -> Output;
+    /// The outputSchema this type declares: its schema when that is an object, else none.
+    fn output_schema() -> Option<Value>;
+}
+
+impl<T: Serialize + JsonSchema> ToolOutput for T {
+    fn into_output(self) -> Output {
+        match serde_json::to_value(self) {
+            Ok(mut v) => {
+                crate::numbers::normalize(&mut v);
+                Output::Json(v)
+            }
+            Err(e) => Output::Json(json!({ "error": format!("result could not be serialised: {e}") })),
+        }
+    }
+    fn output_schema() -> Option<Value> {
+        crate::schema::object_schema_of::<T>()
+    }
+}
+
+impl ToolOutput for Content {
+    fn into_output(self) -> Output {
+        Output::Content(self)
+    }
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+/// The return type of an operation: `Result<T, E>` with `T: ToolOutput` and `E: ToolError`.
+#[diagnostic::on_unimplemented(
+    message = "an operation must return `Result<T, E>`, not `{Self}`",
+    note = "T is `Serialize + JsonSchema` (or `tooltable::Content`); E implements `tooltable::ToolError` (or is `tooltable::Failure`)"
+)]
+pub trait IntoOutcome {
+    fn into_outcome(self) -> Outcome;
+    fn output_schema() -> Option<Value>;
+}
+
+impl<T: ToolOutput, E: Into<Failure>> IntoOutcome for Result<T, E> {
+    fn into_outcome(self) -> Outcome {
+        match self {
+            Ok(v) => Ok(v.into_output()),
+            Err(e) => Err(e.into()),
+        }
+    }
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+}

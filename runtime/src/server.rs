@@ -1,0 +1,302 @@
+//! The server: its state, its table, its resources, prompts and completions, its settings, and the
+//! live sessions that broadcasts reach.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use serde_json::Value;
+
+use crate::content::ResourceContents;
+use crate::context::Cx;
+use crate::jsonrpc::{RpcError, code};
+use crate::operation::Operation;
+use crate::outcome::{ErrorKind, Failure, Outcome};
+use crate::prompts::{
+    CompletionHandler, CompletionRequest, Prompt, PromptArgs, PromptResult, RegisteredPrompt, completion_handler,
+    prompt_handler,
+};
+use crate::resources::{
+    ReadHandler, Resource, ResourceRequest, ResourceTemplate, StaticResource, TemplateResource, match_template,
+    read_handler,
+};
+use crate::session::SessionCore;
+use crate::table::{DynamicTool, Table, TableError};
+use crate::validate;
+
+/// The name and version a server gives in `initialize`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// Settings with defaults a server may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Items per page of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`.
+    pub page_size: usize,
+    /// The result-size guard: the most characters of pretty-printed JSON a tool result may have.
+    pub result_limit: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { page_size: 100, result_limit: 50_000 }
+    }
+}
+
+pub(crate) struct ServerInner<S> {
+    pub info: ServerInfo,
+    pub instructions: Option<String>,
+    pub state: S,
+    pub table: Table<S>,
+    pub resources: Vec<StaticResource<S>>,
+    pub templates: Vec<TemplateResource<S>>,
+    pub prompts: Vec<RegisteredPrompt<S>>,
+    pub completion: Option<CompletionHandler<S>>,
+    pub config: Config,
+    sessions: Mutex<HashMap<u64, Weak<SessionCore<S>>>>,
+    next_session: AtomicU64,
+}
+
+/// A server: cheap to clone, shared by every session and transport.
+pub struct Server<S>(pub(crate) Arc<ServerInner<S>>);
+
+impl<S> Clone for Server<S> {
+    fn clone(&self) -> Self {
+        Server(Arc::clone(&self.0))
+    }
+}
+
+/// Builds a [`Server`]: `Server::builder(state).info(name, version).operations(table![..]).build()`.
+pub struct ServerBuilder<S> {
+    info: ServerInfo,
+    instructions: Option<String>,
+    state: S,
+    operations: Vec<Box<dyn Operation<S>>>,
+    resources: Vec<StaticResource<S>>,
+    templates: Vec<TemplateResource<S>>,
+    prompts: Vec<RegisteredPrompt<S>>,
+    completion: Option<CompletionHandler<S>>,
+    config: Config,
+}
+
+impl<S: Send + Sync + 'static> Server<S> {
+    pub fn builder(state: S) -> ServerBuilder<S> {
+        ServerBuilder {
+            info: ServerInfo { name: "tooltable".into(), version: env!("CARGO_PKG_VERSION").into() },
+            instructions: None,
+            state,
+            operations: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            completion: None,
+            config: Config::default(),
+        }
+    }
+
+    pub fn info(&self) -> &ServerInfo {
+        &self.0.info
+    }
+    pub fn state(&self) -> &S {
+        &self.0.state
+    }
+    pub fn config(&self) -> &Config {
+        &self.0.config
+    }
+    pub fn table(&self) -> &Table<S> {
+        &self.0.table
+    }
+
+    /// Adds (or replaces) a tool at run time and tells every session its list changed.
+    pub fn add_tool(&self, tool: DynamicTool<S>) -> Result<(), TableError> {
+        self.0.table.insert(tool)?;
+        self.broadcast(|s| s.tools_changed());
+        Ok(())
+    }
+
+    /// Removes a tool added at run time; tells every session when there was one.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.0.table.remove(name);
+        if removed {
+            self.broadcast(|s| s.tools_changed());
+        }
+        removed
+    }
+
+    /// Tells every session subscribed to `uri` that the resource changed.
+    pub fn resource_updated(&self, uri: &str) {
+        self.broadcast(|s| s.resource_updated(uri));
+    }
+
+    /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
+    /// faults; a schema violation is a tool failure.
+    pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<Outcome, RpcError> {
+        let entry = self
+            .0
+            .table
+            .get(name)
+            .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
+        let args = match args {
+            None | Some(Value::Null) => Value::Object(Default::default()),
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => return Err(RpcError::invalid_params("tools/call arguments must be an object")),
+        };
+        if let Err(failure) = validate::arguments(&entry, &args) {
+            return Ok(Err(failure));
+        }
+        Ok(entry.call(cx, args).await)
+    }
+
+    /// Reads a resource by URI: a fixed resource first, then the templates in order.
+    pub async fn read_resource(&self, cx: Cx<S>, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
+        let (read, params) = self.find_resource(uri).ok_or_else(|| resource_not_found(uri))?;
+        read(cx, ResourceRequest { uri: uri.to_owned(), params }).await.map_err(|f| failure_to_rpc(f, uri))
+    }
+
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(ReadHandler<S>, std::collections::BTreeMap<String, String>)> {
+        if let Some(r) = self.0.resources.iter().find(|r| r.resource.uri == uri) {
+            return Some((Arc::clone(&r.read), Default::default()));
+        }
+        self.0
+            .templates
+            .iter()
+            .find_map(|t| match_template(&t.template.uri_template, uri).map(|p| (Arc::clone(&t.read), p)))
+    }
+
+    pub(crate) async fn get_prompt(&self, cx: Cx<S>, name: &str, args: PromptArgs) -> Result<PromptResult, RpcError> {
+        let p = self
+            .0
+            .prompts
+            .iter()
+            .find(|p| p.prompt.name == name)
+            .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+        if let Some(missing) = p.prompt.arguments.iter().find(|a| a.required && !args.contains_key(&a.name)) {
+            return Err(RpcError::invalid_params(format!("prompt {name} needs the argument {}", missing.name)));
+        }
+        (p.get)(cx, args).await.map_err(|f| failure_to_rpc(f, name))
+    }
+
+    pub(crate) async fn complete(&self, cx: Cx<S>, req: CompletionRequest) -> Result<Vec<String>, RpcError> {
+        let handler = self.0.completion.as_ref().ok_or_else(|| RpcError::method_not_found("completion/complete"))?;
+        handler(cx, req).await.map_err(|f| failure_to_rpc(f, "completion"))
+    }
+
+    pub(crate) fn next_session_key(&self) -> u64 {
+        self.0.next_session.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn register(&self, key: u64, session: &Arc<SessionCore<S>>) {
+        self.lock_sessions().insert(key, Arc::downgrade(session));
+    }
+
+    fn broadcast(&self, f: impl Fn(&SessionCore<S>)) {
+        let live: Vec<_> = self.lock_sessions().values().filter_map(Weak::upgrade).collect();
+        for session in live {
+            f(&session);
+        }
+    }
+}
+
+impl<S> Server<S> {
+    pub(crate) fn unregister(&self, id: u64) {
+        self.lock_sessions().remove(&id);
+    }
+
+    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Weak<SessionCore<S>>>> {
+        self.0.sessions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn resource_not_found(uri: &str) -> RpcError {
+    RpcError::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+}
+
+/// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body.
+fn failure_to_rpc(f: Failure, subject: &str) -> RpcError {
+    let code = match f.kind {
+        ErrorKind::NotFound => return resource_not_found(subject).with_data(f.body),
+        ErrorKind::InvalidInput | ErrorKind::BadRequest => code::INVALID_PARAMS,
+        _ => code::INTERNAL_ERROR,
+    };
+    let message = f.body.get("error").and_then(Value::as_str).unwrap_or("request failed").to_owned();
+    RpcError::new(code, message).with_data(f.body)
+}
+
+impl<S: Send + Sync + 'static> ServerBuilder<S> {
+    /// The name and version given in `initialize` (pass `env!("CARGO_PKG_NAME")`, `env!("CARGO_PKG_VERSION")`).
+    pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = ServerInfo { name: name.into(), version: version.into() };
+        self
+    }
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+    /// The operations, in the order `tools/list` shows them (`table![a, b, c]`).
+    pub fn operations(mut self, ops: Vec<Box<dyn Operation<S>>>) -> Self {
+        self.operations.extend(ops);
+        self
+    }
+    pub fn resource<F, Fut>(mut self, resource: Resource, read: F) -> Self
+    where
+        F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, Failure>> + Send + 'static,
+    {
+        self.resources.push(StaticResource { resource, read: read_handler(read) });
+        self
+    }
+    pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, read: F) -> Self
+    where
+        F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, Failure>> + Send + 'static,
+    {
+        self.templates.push(TemplateResource { template, read: read_handler(read) });
+        self
+    }
+    pub fn prompt<F, Fut>(mut self, prompt: Prompt, get: F) -> Self
+    where
+        F: Fn(Cx<S>, PromptArgs) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<PromptResult, Failure>> + Send + 'static,
+    {
+        self.prompts.push(RegisteredPrompt { prompt, get: prompt_handler(get) });
+        self
+    }
+    /// The handler of `completion/complete` (declares the `completions` capability).
+    pub fn completion<F, Fut>(mut self, complete: F) -> Self
+    where
+        F: Fn(Cx<S>, CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<String>, Failure>> + Send + 'static,
+    {
+        self.completion = Some(completion_handler(complete));
+        self
+    }
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.config.page_size = n.max(1);
+        self
+    }
+    pub fn result_limit(mut self, chars: usize) -> Self {
+        self.config.result_limit = chars;
+        self
+    }
+
+    /// Builds the table (checking tool names and schemas) and the server.
+    pub fn build(self) -> Result<Server<S>, TableError> {
+        Ok(Server(Arc::new(ServerInner {
+            table: Table::new(self.operations)?,
+            info: self.info,
+            instructions: self.instructions,
+            state: self.state,
+            resources: self.resources,
+            templates: self.templates,
+            prompts: self.prompts,
+            completion: self.completion,
+            config: self.config,
+            sessions: Mutex::new(HashMap::new()),
+            next_session: AtomicU64::new(1),
+        })))
+    }
+}

@@ -1,0 +1,162 @@
+//! The requests a session serves, by method name.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{SessionCore, lifecycle, lock, paginate, shape};
+use crate::jsonrpc::{RequestId, RpcError};
+use crate::logging::LogLevel;
+use crate::prompts::{CompletionRequest, PromptArgs};
+
+/// The most completion values one answer carries (MCP's limit).
+const MAX_COMPLETIONS: usize = 100;
+
+pub(super) fn dispatch<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    method: &str,
+    params: Option<Value>,
+) {
+    let server = &session.server;
+    let inner = &server.0;
+    let has_resources = !inner.resources.is_empty() || !inner.templates.is_empty();
+    let answer = match method {
+        "initialize" => lifecycle::initialize(session, params),
+        "ping" => Ok(json!({})),
+        "tools/list" => tools_list(session, &params),
+        "tools/call" => return tools_call(session, id, params),
+        "logging/setLevel" => set_level(session, &params),
+        "resources/list" if has_resources => {
+            let items = inner.resources.iter().map(|r| json!(r.resource)).collect();
+            paginate::page(items, "resources", &params, inner.config.page_size)
+        }
+        "resources/templates/list" if has_resources => {
+            let items = inner.templates.iter().map(|t| json!(t.template)).collect();
+            paginate::page(items, "resourceTemplates", &params, inner.config.page_size)
+        }
+        "resources/read" if has_resources => return resources_read(session, id, params),
+        "resources/subscribe" | "resources/unsubscribe" if has_resources => subscription(session, method, &params),
+        "prompts/list" if !inner.prompts.is_empty() => {
+            let items = inner.prompts.iter().map(|p| json!(p.prompt)).collect();
+            paginate::page(items, "prompts", &params, inner.config.page_size)
+        }
+        "prompts/get" if !inner.prompts.is_empty() => return prompts_get(session, id, params),
+        "completion/complete" if inner.completion.is_some() => return complete(session, id, params),
+        _ => Err(RpcError::method_not_found(method)),
+    };
+    session.reply(id, answer);
+}
+
+fn str_param<'a>(params: &'a Option<Value>, key: &str) -> Result<&'a str, RpcError> {
+    params
+        .as_ref()
+        .and_then(|p| p.get(key))
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params(format!("params.{key} (a string) is required")))
+}
+
+fn tools_list<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Value, RpcError> {
+    let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
+    let items = session
+        .server
+        .0
+        .table
+        .entries()
+        .iter()
+        .map(|e| {
+            let mut tool = e.listing.clone();
+            if !structured {
+                if let Some(t) = tool.as_object_mut() {
+                    t.remove("title");
+                    t.remove("outputSchema");
+                }
+            }
+            tool
+        })
+        .collect();
+    paginate::page(items, "tools", params, session.server.0.config.page_size)
+}
+
+fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+    let name = match str_param(&params, "name") {
+        Ok(name) => name.to_owned(),
+        Err(e) => return session.reply(id, Err(e)),
+    };
+    if session.server.0.table.get(&name).is_none() {
+        return session.reply(id, Err(RpcError::invalid_params(format!("Unknown tool: {name}"))));
+    }
+    let args = params.as_ref().and_then(|p| p.get("arguments")).cloned();
+    let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
+    let server = session.server.clone();
+    session.spawn(id, &params, move |cx| async move {
+        let outcome = server.call_tool(cx, &name, args).await?;
+        Ok(shape::tool_result(outcome, server.0.config.result_limit, structured))
+    });
+}
+
+fn set_level<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Value, RpcError> {
+    let level = str_param(params, "level")?;
+    let level = LogLevel::parse(level).ok_or_else(|| RpcError::invalid_params(format!("unknown log level {level:?}")))?;
+    lock(&session.state).log_level = level;
+    Ok(json!({}))
+}
+
+fn resources_read<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+    let uri = match str_param(&params, "uri") {
+        Ok(uri) => uri.to_owned(),
+        Err(e) => return session.reply(id, Err(e)),
+    };
+    let server = session.server.clone();
+    session.spawn(id, &params, move |cx| async move {
+        let contents = server.read_resource(cx, &uri).await?;
+        Ok(json!({ "contents": contents }))
+    });
+}
+
+fn subscription<S: Send + Sync + 'static>(session: &SessionCore<S>, method: &str, params: &Option<Value>) -> Result<Value, RpcError> {
+    let uri = str_param(params, "uri")?;
+    let mut state = lock(&session.state);
+    if method == "resources/subscribe" {
+        if session.server.find_resource(uri).is_none() {
+            return Err(RpcError::new(crate::jsonrpc::code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")));
+        }
+        state.subscriptions.insert(uri.to_owned());
+    } else {
+        state.subscriptions.remove(uri);
+    }
+    Ok(json!({}))
+}
+
+fn prompts_get<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+    let name = match str_param(&params, "name") {
+        Ok(name) => name.to_owned(),
+        Err(e) => return session.reply(id, Err(e)),
+    };
+    let args: PromptArgs = match params.as_ref().and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => PromptArgs::new(),
+        Some(v) => match serde_json::from_value(v.clone()) {
+            Ok(args) => args,
+            Err(_) => return session.reply(id, Err(RpcError::invalid_params("prompt arguments must be strings"))),
+        },
+    };
+    let server = session.server.clone();
+    session.spawn(id, &params, move |cx| async move {
+        let result = server.get_prompt(cx, &name, args).await?;
+        Ok(json!(result))
+    });
+}
+
+fn complete<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+    let Some(req) = params.as_ref().and_then(CompletionRequest::from_params) else {
+        let e = RpcError::invalid_params("completion/complete needs ref {type, name|uri} and argument {name, value}");
+        return session.reply(id, Err(e));
+    };
+    let server = session.server.clone();
+    session.spawn(id, &params, move |cx| async move {
+        let mut values = server.complete(cx, req).await?;
+        let total = values.len();
+        values.truncate(MAX_COMPLETIONS);
+        Ok(json!({ "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS } }))
+    });
+}

@@ -1,0 +1,376 @@
+//! One MCP session, independent of the transport: messages go in through [`Session::handle`] and
+//! come out, in order, on the channel [`Session::new`] returns.
+
+mod catch_unwind;
+mod lifecycle;
+mod methods;
+mod paginate;
+mod shape;
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::context::{ClientRequestError, Cx};
+use crate::jsonrpc::{self, Incoming, RequestId, RpcError};
+use crate::logging::LogLevel;
+use crate::server::Server;
+
+pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS};
+
+/// Where an outgoing message belongs, for transports that keep one stream per request (HTTP).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// The response to this request: the last message of its stream.
+    Reply(RequestId),
+    /// A notification or request sent while this request runs.
+    During(RequestId),
+    /// A message that belongs to no request (list_changed, resources/updated, a stray error).
+    Session,
+}
+
+/// One message for the client: its JSON text (no newline in it) and where it belongs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub json: String,
+    pub route: Route,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No `initialize` yet: only `initialize` and `ping` are served.
+    New,
+    /// Initialized: everything is served.
+    Initialized,
+}
+
+struct SessionState {
+    phase: Phase,
+    protocol_version: &'static str,
+    client_capabilities: Value,
+    log_level: LogLevel,
+    subscriptions: HashSet<String>,
+}
+
+struct InFlight<S> {
+    abort: tokio::task::AbortHandle,
+    scope: Arc<CallScope<S>>,
+}
+
+/// The session behind a handle; shared with the calls it runs.
+pub(crate) struct SessionCore<S> {
+    key: u64,
+    server: Server<S>,
+    out: mpsc::UnboundedSender<Outgoing>,
+    state: Mutex<SessionState>,
+    in_flight: Mutex<HashMap<RequestId, InFlight<S>>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
+    next_request: AtomicI64,
+    /// Signalled when the last running call finishes.
+    idle: tokio::sync::Notify,
+}
+
+/// What one running request knows of itself.
+pub(crate) struct CallScope<S> {
+    pub session: Arc<SessionCore<S>>,
+    pub request_id: RequestId,
+    progress_token: Option<Value>,
+    last_progress: Mutex<Option<f64>>,
+    pub cancelled: AtomicBool,
+}
+
+/// A session handle. Dropping it (or [`Session::close`]) aborts the calls still running.
+pub struct Session<S: Send + Sync + 'static>(Arc<SessionCore<S>>);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<S: Send + Sync + 'static> Session<S> {
+    /// A new session on `server`, and the channel its outgoing messages arrive on.
+    pub fn new(server: &Server<S>) -> (Self, mpsc::UnboundedReceiver<Outgoing>) {
+        let (out, rx) = mpsc::unbounded_channel();
+        let core = Arc::new(SessionCore {
+            key: server.next_session_key(),
+            server: server.clone(),
+            out,
+            state: Mutex::new(SessionState {
+                phase: Phase::New,
+                protocol_version: LATEST_VERSION,
+                client_capabilities: json!({}),
+                log_level: LogLevel::Info,
+                subscriptions: HashSet::new(),
+            }),
+            in_flight: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::new()),
+            next_request: AtomicI64::new(1),
+            idle: tokio::sync::Notify::new(),
+        });
+        server.register(core.key, &core);
+        (Session(core), rx)
+    }
+
+    /// Takes one raw message (one line, one POST body): decodes it and handles it. A message that
+    /// does not decode is answered with the JSON-RPC error it deserves.
+    pub fn handle_bytes(&self, bytes: &[u8]) {
+        match jsonrpc::decode(bytes) {
+            Ok(msg) => self.handle(msg),
+            Err(e) => {
+                let route = e.id.clone().map_or(Route::Session, Route::Reply);
+                self.0.send(jsonrpc::error(e.id.as_ref(), &e.error), route);
+            }
+        }
+    }
+
+    /// Handles one decoded message. Quick requests are answered before this returns; calls into
+    /// the application run as tasks on the current tokio runtime.
+    pub fn handle(&self, msg: Incoming) {
+        match msg {
+            Incoming::Request { id, method, params } => self.0.request(id, &method, params),
+            Incoming::Notification { method, params } => self.0.notification(&method, params),
+            Incoming::Response { id, result } => self.0.response(id, result),
+        }
+    }
+
+    /// The protocol version negotiated by `initialize` (the newest until then).
+    pub fn protocol_version(&self) -> &'static str {
+        lock(&self.0.state).protocol_version
+    }
+
+    /// Whether `initialize` has been answered.
+    pub fn is_initialized(&self) -> bool {
+        lock(&self.0.state).phase == Phase::Initialized
+    }
+
+    /// Answers a message the transport refused before decoding (an over-long line, say), with a
+    /// null id since none could be read.
+    pub fn reject(&self, error: &RpcError) {
+        self.0.send(jsonrpc::error(None, error), Route::Session);
+    }
+
+    /// For the end of input: fails the requests waiting on the client (no answer can come now),
+    /// lets running calls finish within `grace`, then aborts the rest.
+    pub async fn drain(&self, grace: std::time::Duration) {
+        lock(&self.0.pending).clear();
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let idle = self.0.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if lock(&self.0.in_flight).is_empty() || tokio::time::timeout_at(deadline, idle).await.is_err() {
+                break;
+            }
+        }
+        self.0.close();
+    }
+
+    /// Aborts the calls still running and fails the requests still waiting on the client.
+    pub fn close(&self) {
+        self.0.close();
+    }
+}
+
+impl<S: Send + Sync + 'static> Drop for Session<S> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+impl<S> Drop for SessionCore<S> {
+    fn drop(&mut self) {
+        self.server.unregister(self.key);
+    }
+}
+
+impl<S: Send + Sync + 'static> SessionCore<S> {
+    fn send(&self, json: String, route: Route) {
+        // A closed receiver means the transport is gone; there is no one left to tell.
+        let _ = self.out.send(Outgoing { json, route });
+    }
+
+    fn reply(&self, id: RequestId, result: Result<Value, RpcError>) {
+        let json = match &result {
+            Ok(v) => jsonrpc::result(&id, v),
+            Err(e) => jsonrpc::error(Some(&id), e),
+        };
+        self.send(json, Route::Reply(id));
+    }
+
+    pub(crate) fn notify<T: Serialize>(&self, method: &str, params: &T, during: Option<&RequestId>) {
+        let route = during.cloned().map_or(Route::Session, Route::During);
+        self.send(jsonrpc::notification(method, Some(params)), route);
+    }
+
+    pub(crate) fn log(&self, level: LogLevel, logger: Option<&str>, data: Value, during: Option<&RequestId>) {
+        if level < lock(&self.state).log_level {
+            return;
+        }
+        let mut params = serde_json::Map::new();
+        params.insert("level".into(), json!(level));
+        if let Some(logger) = logger {
+            params.insert("logger".into(), json!(logger));
+        }
+        params.insert("data".into(), data);
+        self.notify("notifications/message", &params, during);
+    }
+
+    pub(crate) fn client_capabilities(&self) -> Value {
+        lock(&self.state).client_capabilities.clone()
+    }
+
+    fn is_initialized(&self) -> bool {
+        lock(&self.state).phase == Phase::Initialized
+    }
+
+    pub(crate) fn tools_changed(&self) {
+        if self.is_initialized() {
+            self.notify("notifications/tools/list_changed", &json!({}), None);
+        }
+    }
+
+    pub(crate) fn resource_updated(&self, uri: &str) {
+        if lock(&self.state).subscriptions.contains(uri) {
+            self.notify("notifications/resources/updated", &json!({ "uri": uri }), None);
+        }
+    }
+
+    fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>) {
+        if lock(&self.in_flight).contains_key(&id) {
+            let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
+            return self.send(jsonrpc::error(Some(&id), &e), Route::Session);
+        }
+        if !matches!(method, "initialize" | "ping") && !self.is_initialized() {
+            let e = RpcError::invalid_request(format!("{method}: the session is not initialized; send initialize first"));
+            return self.reply(id, Err(e));
+        }
+        methods::dispatch(self, id, method, params);
+    }
+
+    fn notification(self: &Arc<Self>, method: &str, params: Option<Value>) {
+        match method {
+            "notifications/initialized" => lifecycle::initialized(self),
+            "notifications/cancelled" => {
+                if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")).cloned() {
+                    if let Ok(id) = serde_json::from_value::<RequestId>(id) {
+                        self.cancel(&id);
+                    }
+                }
+            }
+            // Other notifications (roots/list_changed, progress from the client, ...) need no answer.
+            _ => {}
+        }
+    }
+
+    fn response(&self, id: RequestId, result: Result<Value, RpcError>) {
+        if let Some(waiter) = lock(&self.pending).remove(&id) {
+            let _ = waiter.send(result);
+        } else {
+            tracing::debug!(%id, "a response to no pending request was ignored");
+        }
+    }
+
+    /// Runs `work` as a task; its answer is sent unless the request is cancelled first.
+    fn spawn<F, Fut>(self: &Arc<Self>, id: RequestId, params: &Option<Value>, work: F)
+    where
+        F: FnOnce(Cx<S>) -> Fut,
+        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
+        let progress_token = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")).cloned();
+        let scope = Arc::new(CallScope {
+            session: Arc::clone(self),
+            request_id: id.clone(),
+            progress_token,
+            last_progress: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
+        });
+        let fut = catch_unwind::CatchUnwind::new(work(Cx::in_scope(&self.server, Arc::clone(&scope))));
+        let core = Arc::clone(self);
+        let task_id = id.clone();
+        // The lock is held across the spawn so the task cannot finish before it is registered.
+        let mut in_flight = lock(&self.in_flight);
+        let handle = tokio::spawn(async move {
+            let result = fut.await.unwrap_or_else(|panic| Err(RpcError::internal(format!("the handler panicked: {panic}"))));
+            core.finish(task_id, result);
+        });
+        in_flight.insert(id, InFlight { abort: handle.abort_handle(), scope });
+    }
+
+    fn finish(&self, id: RequestId, result: Result<Value, RpcError>) {
+        let mut in_flight = lock(&self.in_flight);
+        if in_flight.remove(&id).is_some() {
+            // Sent under the lock, so no progress for this request can follow the response.
+            self.reply(id, result);
+        }
+        if in_flight.is_empty() {
+            self.idle.notify_waiters();
+        }
+    }
+
+    fn cancel(&self, id: &RequestId) {
+        let mut in_flight = lock(&self.in_flight);
+        if let Some(call) = in_flight.remove(id) {
+            call.scope.cancelled.store(true, Ordering::Release);
+            call.abort.abort();
+        }
+        if in_flight.is_empty() {
+            self.idle.notify_waiters();
+        }
+    }
+
+    fn close(&self) {
+        for (_, call) in lock(&self.in_flight).drain() {
+            call.scope.cancelled.store(true, Ordering::Release);
+            call.abort.abort();
+        }
+        lock(&self.pending).clear();
+    }
+
+    pub(crate) async fn request_client(
+        &self,
+        method: &str,
+        params: Value,
+        during: Option<&RequestId>,
+    ) -> Result<Value, ClientRequestError> {
+        let id = RequestId::Number(self.next_request.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let route = during.cloned().map_or(Route::Session, Route::During);
+        self.send(jsonrpc::request(&id, method, Some(&params)), route);
+        match rx.await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(ClientRequestError::Rejected(e)),
+            Err(_) => Err(ClientRequestError::Closed),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> CallScope<S> {
+    pub(crate) fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.progress_token else { return };
+        let mut last = lock(&self.last_progress);
+        if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
+            return;
+        }
+        let in_flight = lock(&self.session.in_flight);
+        if !in_flight.contains_key(&self.request_id) {
+            return;
+        }
+        *last = Some(progress);
+        let mut params = serde_json::Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), crate::numbers::number(progress));
+        if let Some(total) = total {
+            params.insert("total".into(), crate::numbers::number(total));
+        }
+        if let Some(message) = message {
+            params.insert("message".into(), json!(message));
+        }
+        self.session.notify("notifications/progress", &params, Some(&self.request_id));
+        drop(in_flight);
+    }
+}

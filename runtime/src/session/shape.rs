@@ -1,0 +1,86 @@
+//! A `tools/call` result from an operation's outcome: the pretty-printed JSON as a text block,
+//! `structuredContent` when the value is an object, `isError` for tool failures, and the
+//! result-size guard.
+
+use serde_json::{Map, Value, json};
+
+use crate::outcome::{Outcome, Output};
+
+/// Shapes one outcome. `structured` is false for revisions before 2025-06-18.
+pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> Value {
+    let (value, is_error) = match outcome {
+        Ok(Output::Content(content)) => {
+            return json!({ "content": content, "isError": false });
+        }
+        Ok(Output::Json(v)) => (v, false),
+        Err(failure) => (failure.body, true),
+    };
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    if text.len() > limit {
+        let chars = text.chars().count();
+        if chars > limit {
+            return json_result(too_large(chars, limit), true, structured);
+        }
+    }
+    with_text(text, value, is_error, structured)
+}
+
+fn json_result(value: Value, is_error: bool, structured: bool) -> Value {
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    with_text(text, value, is_error, structured)
+}
+
+fn with_text(text: String, value: Value, is_error: bool, structured: bool) -> Value {
+    let mut result = Map::new();
+    result.insert("content".into(), json!([{ "type": "text", "text": text }]));
+    if structured && value.is_object() {
+        result.insert("structuredContent".into(), value);
+    }
+    result.insert("isError".into(), json!(is_error));
+    Value::Object(result)
+}
+
+fn too_large(chars: usize, limit: usize) -> Value {
+    json!({
+        "error": "Result too large",
+        "resultChars": chars,
+        "limitChars": limit,
+        "hint": "The result was withheld. Ask for less: a narrower selection, a projection or a smaller page.",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{ErrorKind, Failure};
+
+    #[test]
+    fn objects_get_structured_content_and_scalars_do_not() {
+        let r = tool_result(Ok(Output::Json(json!({ "a": 1 }))), 1000, true);
+        assert_eq!(r["structuredContent"], json!({ "a": 1 }));
+        assert_eq!(r["content"][0]["text"], "{\n  \"a\": 1\n}");
+        assert_eq!(r["isError"], false);
+        let r = tool_result(Ok(Output::Json(json!([1]))), 1000, true);
+        assert!(r.get("structuredContent").is_none());
+        let r = tool_result(Ok(Output::Json(json!({ "a": 1 }))), 1000, false);
+        assert!(r.get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn failures_carry_their_parsed_body() {
+        let body = json!({ "error": "Version conflict", "expected": "1.0.0", "actual": "1.1.0" });
+        let r = tool_result(Err(Failure { kind: ErrorKind::Conflict, body: body.clone() }), 1000, true);
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["structuredContent"], body);
+        assert_eq!(serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(), body);
+    }
+
+    #[test]
+    fn the_guard_replaces_large_results() {
+        let r = tool_result(Ok(Output::Json(json!({ "s": "x".repeat(100) }))), 50, true);
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["structuredContent"]["error"], "Result too large");
+        assert_eq!(r["structuredContent"]["limitChars"], 50);
+        assert_eq!(r["structuredContent"]["resultChars"], 113);
+    }
+}

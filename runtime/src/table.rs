@@ -1,0 +1,194 @@
+//! The tool table: the operations in declaration order, plus dynamic tools added and removed at
+//! run time. Built once; looked up by name in O(1); each input schema compiled once.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
+
+use crate::context::Cx;
+use crate::descriptor::ToolDescriptor;
+use crate::operation::{BoxFuture, Operation};
+use crate::outcome::Outcome;
+use crate::schema;
+
+/// The handler of a tool added at run time.
+pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, Outcome> + Send + Sync>;
+
+/// A tool added at run time, with its own descriptor and handler (a bridge's forwarded capability).
+pub struct DynamicTool<S> {
+    pub descriptor: ToolDescriptor,
+    pub handler: DynamicHandler<S>,
+}
+
+impl<S> DynamicTool<S> {
+    pub fn new<F, Fut>(descriptor: ToolDescriptor, handler: F) -> Self
+    where
+        F: Fn(Cx<S>, Value) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Outcome> + Send + 'static,
+    {
+        DynamicTool { descriptor, handler: Arc::new(move |cx, args| Box::pin(handler(cx, args))) }
+    }
+}
+
+/// Why a table could not be built or changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableError {
+    /// A name outside `[A-Za-z0-9_.-]{1,128}`.
+    InvalidName { name: String },
+    /// Two tools with one name.
+    DuplicateName { name: String },
+    /// An inputSchema whose root is not `type: object`.
+    InputNotObject { tool: String },
+    /// A schema that does not compile.
+    InvalidSchema { tool: String, message: String },
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::InvalidName { name } => {
+                write!(f, "tool name {name:?} is not 1 to 128 characters of [A-Za-z0-9_.-]")
+            }
+            TableError::DuplicateName { name } => write!(f, "two tools are named {name:?}"),
+            TableError::InputNotObject { tool } => {
+                write!(f, "tool {tool:?}: its inputSchema must have `type: object` at the root")
+            }
+            TableError::InvalidSchema { tool, message } => write!(f, "tool {tool:?}: invalid schema: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+enum Handler<S> {
+    Static(Box<dyn Operation<S>>),
+    Dynamic(DynamicHandler<S>),
+}
+
+/// One tool, ready to list and call.
+pub struct Entry<S> {
+    pub descriptor: ToolDescriptor,
+    /// The `tools/list` form, built once.
+    pub(crate) listing: Value,
+    pub(crate) validator: jsonschema::Validator,
+    /// Root property names when the schema is closed to others, for the unknown-argument check.
+    pub(crate) known_args: Option<Vec<String>>,
+    handler: Handler<S>,
+}
+
+impl<S: Send + Sync + 'static> Entry<S> {
+    fn new(descriptor: ToolDescriptor, handler: Handler<S>) -> Result<Self, TableError> {
+        check_name(&descriptor.name)?;
+        let tool = || descriptor.name.clone();
+        if !schema::is_object_schema(&descriptor.input_schema) {
+            return Err(TableError::InputNotObject { tool: tool() });
+        }
+        let validator = jsonschema::validator_for(&descriptor.input_schema)
+            .map_err(|e| TableError::InvalidSchema { tool: tool(), message: e.to_string() })?;
+        if let Some(out) = &descriptor.output_schema {
+            jsonschema::validator_for(out)
+                .map_err(|e| TableError::InvalidSchema { tool: tool(), message: format!("outputSchema: {e}") })?;
+        }
+        let known_args = match descriptor.allow_unknown_args {
+            true => None,
+            false => schema::closed_property_names(&descriptor.input_schema).map(|p| p.keys().cloned().collect()),
+        };
+        Ok(Entry { listing: descriptor.to_mcp(), descriptor, validator, known_args, handler })
+    }
+
+    /// Runs the tool on arguments that have passed validation.
+    pub(crate) fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Outcome> {
+        match &self.handler {
+            Handler::Static(op) => op.call(cx, args),
+            Handler::Dynamic(f) => f(cx, args),
+        }
+    }
+}
+
+fn check_name(name: &str) -> Result<(), TableError> {
+    let ok = (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if ok { Ok(()) } else { Err(TableError::InvalidName { name: name.to_owned() }) }
+}
+
+/// The table of a server whose state is `S`.
+pub struct Table<S> {
+    static_entries: Vec<Arc<Entry<S>>>,
+    index: HashMap<String, usize>,
+    dynamic: RwLock<Vec<Arc<Entry<S>>>>,
+}
+
+impl<S: Send + Sync + 'static> Table<S> {
+    /// Builds the table from operations in declaration order, checking names and schemas.
+    pub fn new(operations: Vec<Box<dyn Operation<S>>>) -> Result<Self, TableError> {
+        let mut static_entries = Vec::with_capacity(operations.len());
+        let mut index = HashMap::with_capacity(operations.len());
+        for op in operations {
+            let entry = Entry::new(ToolDescriptor::from(op.meta()), Handler::Static(op))?;
+            if index.insert(entry.descriptor.name.clone(), static_entries.len()).is_some() {
+                return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
+            }
+            static_entries.push(Arc::new(entry));
+        }
+        Ok(Table { static_entries, index, dynamic: RwLock::new(Vec::new()) })
+    }
+
+    /// The tool of that name.
+    pub fn get(&self, name: &str) -> Option<Arc<Entry<S>>> {
+        if let Some(&i) = self.index.get(name) {
+            return Some(Arc::clone(&self.static_entries[i]));
+        }
+        let dynamic = self.dynamic.read().unwrap_or_else(|p| p.into_inner());
+        dynamic.iter().find(|e| e.descriptor.name == name).cloned()
+    }
+
+    /// Every tool: the operations in declaration order, then the dynamic tools in insertion order.
+    pub fn entries(&self) -> Vec<Arc<Entry<S>>> {
+        let dynamic = self.dynamic.read().unwrap_or_else(|p| p.into_inner());
+        self.static_entries.iter().chain(dynamic.iter()).cloned().collect()
+    }
+
+    /// The descriptors of every tool, in listing order.
+    pub fn descriptors(&self) -> Vec<ToolDescriptor> {
+        self.entries().iter().map(|e| e.descriptor.clone()).collect()
+    }
+
+    /// Adds or replaces a dynamic tool. A name taken by an operation is refused.
+    pub(crate) fn insert(&self, tool: DynamicTool<S>) -> Result<(), TableError> {
+        let entry = Arc::new(Entry::new(tool.descriptor, Handler::Dynamic(tool.handler))?);
+        if self.index.contains_key(&entry.descriptor.name) {
+            return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
+        }
+        let mut dynamic = self.dynamic.write().unwrap_or_else(|p| p.into_inner());
+        match dynamic.iter_mut().find(|e| e.descriptor.name == entry.descriptor.name) {
+            Some(slot) => *slot = entry,
+            None => dynamic.push(entry),
+        }
+        Ok(())
+    }
+
+    /// Removes a dynamic tool; false when there was none of that name.
+    pub(crate) fn remove(&self, name: &str) -> bool {
+        let mut dynamic = self.dynamic.write().unwrap_or_else(|p| p.into_inner());
+        let before = dynamic.len();
+        dynamic.retain(|e| e.descriptor.name != name);
+        dynamic.len() != before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_specification() {
+        assert!(check_name("get_state").is_ok());
+        assert!(check_name("a.b-c_D9").is_ok());
+        assert!(check_name(&"x".repeat(128)).is_ok());
+        for bad in ["", "has space", "slash/y", "é", &"x".repeat(129)] {
+            assert_eq!(check_name(bad), Err(TableError::InvalidName { name: bad.to_owned() }));
+        }
+    }
+}

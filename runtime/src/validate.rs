@@ -1,0 +1,48 @@
+//! Argument validation against a tool's inputSchema, reported as a tool failure a model can act on.
+
+use serde_json::{Value, json};
+
+use crate::outcome::{ErrorKind, Failure};
+use crate::table::Entry;
+
+/// The most violations one failure lists; the rest are counted.
+const MAX_VIOLATIONS: usize = 20;
+
+/// Checks `args` (an object) against the tool's schema and, unless the tool opts out, rejects
+/// argument names the schema does not know, so a misspelt optional argument never passes silently.
+pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure> {
+    let mut violations: Vec<Value> = Vec::new();
+    if let (Some(known), Some(given)) = (&entry.known_args, args.as_object()) {
+        for name in given.keys().filter(|k| !known.contains(k)) {
+            let expected = if known.is_empty() { "this tool takes no arguments".to_owned() } else { format!("expected one of: {}", known.join(", ")) };
+            violations.push(json!({
+                "path": pointer_to(name),
+                "keyword": "additionalProperties",
+                "message": format!("unknown argument `{name}`; {expected}"),
+            }));
+        }
+    }
+    let mut total = violations.len();
+    for error in entry.validator.iter_errors(args) {
+        total += 1;
+        if violations.len() < MAX_VIOLATIONS {
+            violations.push(json!({
+                "path": error.instance_path().as_str(),
+                "keyword": error.kind().keyword(),
+                "message": error.to_string(),
+            }));
+        }
+    }
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let mut body = json!({ "error": "Invalid arguments", "violations": violations });
+    if total > MAX_VIOLATIONS {
+        body["omitted"] = json!(total - MAX_VIOLATIONS);
+    }
+    Err(Failure { kind: ErrorKind::InvalidInput, body })
+}
+
+fn pointer_to(name: &str) -> String {
+    format!("/{}", name.replace('~', "~0").replace('/', "~1"))
+}

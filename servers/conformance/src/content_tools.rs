@@ -1,0 +1,91 @@
+//! Tools whose results are fixed content: text, image, audio, embedded resources, an error, and
+//! the schema-preservation and outputSchema fixtures.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tooltable::{Content, ContentBlock, Error, ResourceContents, operation};
+
+pub(crate) const RED_PIXEL_PNG: &[u8] = include_bytes!("../fixtures/red-pixel.png");
+const SILENCE_WAV: &[u8] = include_bytes!("../fixtures/silence.wav");
+
+/// Returns a fixed text block.
+#[operation(read_only, idempotent)]
+pub async fn test_simple_text() -> Result<Content, Error> {
+    Ok(ContentBlock::text("This is a simple text response for testing.").into())
+}
+
+/// Returns a 1x1 red PNG image.
+#[operation(read_only, idempotent)]
+pub async fn test_image_content() -> Result<Content, Error> {
+    Ok(ContentBlock::image(RED_PIXEL_PNG, "image/png").into())
+}
+
+/// Returns a tenth of a second of silence as WAV audio.
+#[operation(read_only, idempotent)]
+pub async fn test_audio_content() -> Result<Content, Error> {
+    Ok(ContentBlock::audio(SILENCE_WAV, "audio/wav").into())
+}
+
+/// Returns an embedded text resource.
+#[operation(read_only, idempotent)]
+pub async fn test_embedded_resource() -> Result<Content, Error> {
+    let resource = ResourceContents::text("test://embedded-resource", "text/plain", "This is an embedded resource content.");
+    Ok(ContentBlock::resource(resource).into())
+}
+
+/// Returns text, an image and an embedded JSON resource in one result.
+#[operation(read_only, idempotent)]
+pub async fn test_multiple_content_types() -> Result<Content, Error> {
+    let resource = ResourceContents::text("test://mixed-content-resource", "application/json", r#"{"test":"data","value":123}"#);
+    Ok(Content::new()
+        .with(ContentBlock::text("Multiple content types test:"))
+        .with(ContentBlock::image(RED_PIXEL_PNG, "image/png"))
+        .with(ContentBlock::resource(resource)))
+}
+
+/// Always fails, to show how a tool error reaches the client.
+#[operation(read_only, idempotent)]
+pub async fn test_error_handling() -> Result<Content, Error> {
+    Err(Error::internal("This tool intentionally returns an error for testing"))
+}
+
+/// A postal address.
+#[derive(Deserialize, Serialize, JsonSchema)]
+pub struct Address {
+    pub street: Option<String>,
+    pub city: Option<String>,
+}
+
+/// Arguments whose schema uses `$schema`, `$defs` and `additionalProperties`.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaFeatures {
+    pub name: Option<String>,
+    pub address: Option<Address>,
+}
+
+/// Tool with JSON Schema 2020-12 features: echoes its arguments.
+#[operation(read_only, idempotent)]
+pub async fn json_schema_2020_12_tool(args: SchemaFeatures) -> Result<SchemaFeatures, Error> {
+    Ok(args)
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct AddNumbers {
+    /// The first addend.
+    pub a: f64,
+    /// The second addend.
+    pub b: f64,
+}
+
+/// The sum of two numbers.
+#[derive(Serialize, JsonSchema)]
+pub struct Sum {
+    pub sum: f64,
+}
+
+/// Adds two numbers; its result is an object, so the tool declares an outputSchema.
+#[operation(title = "Add numbers", read_only, idempotent, rest = "GET /add")]
+pub async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
+    Ok(Sum { sum: args.a + args.b })
+}

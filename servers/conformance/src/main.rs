@@ -1,0 +1,48 @@
+//! `conformance-server`: every fixture the official MCP conformance suite expects, written with
+//! `#[operation]` functions and the runtime's resource, prompt and completion APIs.
+
+mod content_tools;
+mod client_tools;
+mod prompts;
+mod resources;
+mod testing_tools;
+
+use std::process::ExitCode;
+
+use tooltable::{Server, TableError, table};
+
+/// The whole server; `()` is its state.
+pub fn server() -> Result<Server<()>, TableError> {
+    let builder = Server::builder(())
+        .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+        .instructions("Fixtures of the MCP conformance suite, plus a few tools that exercise the protocol engine.")
+        .operations(table![
+            content_tools::test_simple_text,
+            content_tools::test_image_content,
+            content_tools::test_audio_content,
+            content_tools::test_embedded_resource,
+            content_tools::test_multiple_content_types,
+            content_tools::test_error_handling,
+            content_tools::json_schema_2020_12_tool,
+            content_tools::add_numbers,
+            client_tools::test_tool_with_logging,
+            client_tools::test_tool_with_progress,
+            client_tools::test_sampling,
+            client_tools::test_elicitation,
+            client_tools::test_elicitation_sep1034_defaults,
+            client_tools::test_elicitation_sep1330_enums,
+            client_tools::test_reconnection,
+            testing_tools::sleep,
+            testing_tools::emit_log,
+            testing_tools::large_result,
+            testing_tools::add_tool,
+            testing_tools::remove_tool,
+            testing_tools::touch_resource,
+            testing_tools::panic_now,
+        ]);
+    prompts::register(resources::register(builder)).build()
+}
+
+fn main() -> ExitCode {
+    tooltable_transports::cli::main(server)
+}

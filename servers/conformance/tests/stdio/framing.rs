@@ -1,0 +1,49 @@
+use serde_json::json;
+
+use crate::support::{Server, error_code};
+
+#[test]
+fn a_leading_bom_is_tolerated() {
+    let mut s = Server::start(&[]);
+    let mut line = b"\xEF\xBB\xBF".to_vec();
+    line.extend_from_slice(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } }).to_string().as_bytes());
+    line.push(b'\n');
+    s.send_raw(&line);
+    assert_eq!(s.response(1)["result"]["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn an_over_long_line_gets_an_error_and_the_server_goes_on() {
+    let mut s = Server::start(&["--max-line-bytes", "1000"]);
+    let long = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\n", "x".repeat(5000));
+    s.send_raw(long.as_bytes());
+    let r = s.recv();
+    assert_eq!(error_code(&r), -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("1000"));
+    s.request(2, "ping", json!({}));
+    assert_eq!(s.response(2)["result"], json!({}));
+}
+
+#[test]
+fn blank_lines_and_crlf_are_accepted() {
+    let mut s = Server::start(&[]);
+    s.send_raw(b"\n  \n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n");
+    assert_eq!(s.response(1)["result"], json!({}));
+}
+
+#[test]
+fn end_of_input_ends_the_server_with_exit_0_after_answering() {
+    let mut s = Server::ready(json!({}));
+    s.request(1, "tools/call", json!({ "name": "sleep", "arguments": { "ms": 200 } }));
+    let (status, output) = s.finish_keeping_output();
+    assert!(status.success(), "{status:?}");
+    assert!(output.iter().any(|m| m["id"] == 1), "the call running at EOF is still answered");
+}
+
+#[test]
+fn messages_never_contain_raw_newlines() {
+    let mut s = Server::ready(json!({}));
+    let r = s.call(1, "large_result", json!({ "chars": 10 }));
+    // recv() parsed one line as one message; the pretty-printed text inside is escaped.
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains('\n'));
+}

@@ -1,0 +1,4 @@
+//! Transports for tooltable servers, and the standard command line that serves them.
+
+pub mod cli;
+pub mod stdio;

@@ -1,0 +1,93 @@
+//! Newline-delimited framing with a bound: a line longer than the limit is skipped to its end and
+//! reported, never buffered whole.
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+
+/// One item read from the stream.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A complete line, without its `\n` (a trailing `\r` is removed too).
+    Message(&'a [u8]),
+    /// A line over the limit was skipped; this many bytes had been read of it.
+    TooLong(usize),
+}
+
+/// Reads lines of at most `max` bytes.
+pub struct LineReader<R> {
+    reader: R,
+    max: usize,
+    line: Vec<u8>,
+    /// Bytes of an over-long line seen so far, while skipping to its end.
+    skipping: Option<usize>,
+}
+
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    pub fn new(reader: R, max: usize) -> Self {
+        LineReader { reader, max, line: Vec::new(), skipping: None }
+    }
+
+    /// The next line, or `None` at the end of the stream.
+    pub async fn next(&mut self) -> std::io::Result<Option<Line<'_>>> {
+        self.line.clear();
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                // End of stream: a last line without a newline still counts.
+                return Ok(match self.skipping.take() {
+                    Some(n) => Some(Line::TooLong(n)),
+                    None if self.line.is_empty() => None,
+                    None => Some(Line::Message(trim_cr(&self.line))),
+                });
+            }
+            let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], true),
+                None => (available, false),
+            };
+            let taken = chunk.len() + usize::from(done);
+            match &mut self.skipping {
+                Some(n) => *n += chunk.len(),
+                None if self.line.len() + chunk.len() > self.max => {
+                    self.skipping = Some(self.line.len() + chunk.len());
+                    self.line.clear();
+                }
+                None => self.line.extend_from_slice(chunk),
+            }
+            self.reader.consume(taken);
+            if done {
+                return Ok(Some(match self.skipping.take() {
+                    Some(n) => Line::TooLong(n),
+                    None => Line::Message(trim_cr(&self.line)),
+                }));
+            }
+        }
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn read_all(input: &[u8], max: usize) -> Vec<String> {
+        let mut r = LineReader::new(tokio::io::BufReader::with_capacity(4, input), max);
+        let mut out = Vec::new();
+        while let Some(line) = r.next().await.unwrap() {
+            out.push(match line {
+                Line::Message(m) => String::from_utf8_lossy(m).into_owned(),
+                Line::TooLong(n) => format!("<too long: {n}>"),
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn splits_bounds_and_recovers() {
+        assert_eq!(read_all(b"ab\ncd\r\nef", 10).await, ["ab", "cd", "ef"]);
+        assert_eq!(read_all(b"short\n0123456789abc\nok\n", 10).await, ["short", "<too long: 13>", "ok"]);
+        assert_eq!(read_all(b"0123456789abc", 10).await, ["<too long: 13>"]);
+        assert_eq!(read_all(b"", 10).await, Vec::<String>::new());
+    }
+}

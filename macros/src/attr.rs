@@ -72,28 +72,17 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> OperationAt
 }
 
 /// Parses one `key` or `key = value`, leaving the input at the following comma or end.
-fn entry(
-    input: ParseStream,
-    attr: &mut OperationAttr,
-    seen: &mut Vec<Ident>,
-    errors: &mut Vec<Error>,
-) {
+fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, errors: &mut Vec<Error>) {
     let key: Ident = match input.parse() {
         Ok(key) => key,
         Err(e) => {
-            errors.push(Error::new(
-                e.span(),
-                format!("expected a key, one of {}", key_list()),
-            ));
+            errors.push(Error::new(e.span(), format!("expected a key, one of {}", key_list())));
             return skip_to_comma(input);
         }
     };
     let name = key.to_string();
     let Some(&(_, usage)) = KEYS.iter().find(|(k, _)| *k == name) else {
-        errors.push(Error::new(
-            key.span(),
-            format!("unknown key `{name}`: expected one of {}", key_list()),
-        ));
+        errors.push(Error::new(key.span(), format!("unknown key `{name}`: expected one of {}", key_list())));
         return skip_to_comma(input);
     };
     let duplicate = seen.contains(&key);
@@ -113,17 +102,15 @@ fn entry(
             }
             match name.as_str() {
                 // The rule the runtime's table applies, checked here to fail at compile time.
-                "name" if !is_tool_name(&lit.value()) => errors.push(Error::new(
-                    lit.span(),
-                    "a tool name is 1 to 128 of `A-Z a-z 0-9 _ . -`",
-                )),
+                "name" if !is_tool_name(&lit.value()) => {
+                    errors.push(Error::new(lit.span(), "a tool name is 1 to 128 of `A-Z a-z 0-9 _ . -`"))
+                }
                 "name" => attr.name = Some(lit),
                 "title" => attr.title = Some(lit),
                 "rest" => attr.rest = rest::parse(lit, errors),
-                _ if !rest::is_field_name(&lit.value()) => errors.push(Error::new(
-                    lit.span(),
-                    "`body` names an argument field: a Rust identifier",
-                )),
+                _ if !rest::is_field_name(&lit.value()) => {
+                    errors.push(Error::new(lit.span(), "`body` names an argument field: a Rust identifier"))
+                }
                 _ => attr.body = Some(lit),
             }
         }
@@ -134,10 +121,7 @@ fn entry(
             match lit.base10_parse::<u16>() {
                 Ok(code @ 100..=599) if !duplicate => attr.status = Some(code),
                 Ok(100..=599) => {}
-                _ => errors.push(Error::new(
-                    lit.span(),
-                    "`status` must be an HTTP status code, 100 to 599",
-                )),
+                _ => errors.push(Error::new(lit.span(), "`status` must be an HTTP status code, 100 to 599")),
             }
         }
         "output" => {
@@ -172,18 +156,10 @@ fn entry(
 }
 
 /// The `= value` that `key` needs; `None`, with the error recorded, when it is missing or wrong.
-fn value<T: Parse>(
-    input: ParseStream,
-    key: &Ident,
-    what: &str,
-    usage: &str,
-    errors: &mut Vec<Error>,
-) -> Option<T> {
+fn value<T: Parse>(input: ParseStream, key: &Ident, what: &str, usage: &str, errors: &mut Vec<Error>) -> Option<T> {
     let expects = || format!("`{key}` expects {what}: `{usage}`");
     let parsed = match input.parse::<Option<Token![=]>>() {
-        Ok(Some(_)) => input
-            .parse::<T>()
-            .map_err(|e| Error::new(e.span(), expects())),
+        Ok(Some(_)) => input.parse::<T>().map_err(|e| Error::new(e.span(), expects())),
         _ => Err(Error::new(key.span(), expects())),
     };
     parsed
@@ -203,10 +179,7 @@ fn flag(input: ParseStream, key: &Ident, errors: &mut Vec<Error>) -> Option<bool
     match input.parse::<LitBool>() {
         Ok(b) => Some(b.value),
         Err(e) => {
-            errors.push(Error::new(
-                e.span(),
-                format!("`{key}` is a flag: `{key}`, `{key} = true` or `{key} = false`"),
-            ));
+            errors.push(Error::new(e.span(), format!("`{key}` is a flag: `{key}`, `{key} = true` or `{key} = false`")));
             skip_to_comma(input);
             None
         }
@@ -241,31 +214,18 @@ fn check_combinations(attr: &mut OperationAttr, seen: &[Ident], errors: &mut Vec
     }
     // Report on whichever of the two comes second.
     if let (Some(a), Some(b)) = (key("output"), key("output_schema")) {
-        let second = if seen.iter().position(|k| k == a) < seen.iter().position(|k| k == b) {
-            b
-        } else {
-            a
-        };
-        errors.push(Error::new(
-            second.span(),
-            "give `output` or `output_schema`, not both",
-        ));
+        let second = if seen.iter().position(|k| k == a) < seen.iter().position(|k| k == b) { b } else { a };
+        errors.push(Error::new(second.span(), "give `output` or `output_schema`, not both"));
         attr.output = None;
     }
 }
 
 fn is_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+    (1..=128).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
 }
 
 fn key_list() -> String {
-    KEYS.iter()
-        .map(|(k, _)| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    KEYS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
 }
 
 /// Skips tokens up to (not past) the next top-level comma; commas inside brackets are nested

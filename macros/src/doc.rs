@@ -14,9 +14,7 @@ pub(crate) fn description(attrs: &[Attribute]) -> Option<String> {
     for attr in attrs {
         if let Meta::NameValue(nv) = &attr.meta
             && nv.path.is_ident("doc")
-            && let Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) = &nv.value
+            && let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value
         {
             // A `/** */` block is one attribute holding several lines; `split`, not `lines`,
             // so that an empty `///` still counts as a (blank) line.

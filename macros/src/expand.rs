@@ -40,16 +40,12 @@ pub(crate) fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
             ));
         }
         if let Some(body) = &attr.body {
-            errors.push(Error::new(
-                body.span(),
-                "`body` names an argument field, but the operation takes no arguments",
-            ));
+            errors
+                .push(Error::new(body.span(), "`body` names an argument field, but the operation takes no arguments"));
         }
     }
     match (description, sig) {
-        (Some(description), Some(sig)) if errors.is_empty() => {
-            generate(attr, func, &description, sig)
-        }
+        (Some(description), Some(sig)) if errors.is_empty() => generate(attr, func, &description, sig),
         // No half-made operation, which would only add confusing errors; but the function as
         // written, so that its body is still checked and its imports still count as used. Out
         // of reach in a `const _`, except a method: it sits in an impl, which allows no `const _`.
@@ -57,11 +53,7 @@ pub(crate) fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
             let errors = compile_errors(errors);
             let method = func.sig.receiver().is_some();
             let func = quote!(#[allow(dead_code)] #func);
-            if method {
-                quote!(#errors #func)
-            } else {
-                quote!(#errors const _: () = { #func };)
-            }
+            if method { quote!(#errors #func) } else { quote!(#errors const _: () = { #func };) }
         }
     }
 }
@@ -71,26 +63,15 @@ fn compile_errors(errors: Vec<Error>) -> TokenStream {
 }
 
 fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) -> TokenStream {
-    let ItemFn {
-        attrs,
-        vis,
-        sig: mut run_sig,
-        block,
-    } = func;
+    let ItemFn { attrs, vis, sig: mut run_sig, block } = func;
     let ident = run_sig.ident.clone();
     run_sig.ident = Ident::new("run", ident.span());
     let (docs, attrs): (Vec<_>, Vec<_>) = attrs.into_iter().partition(doc::is_doc);
 
-    let name = attr
-        .name
-        .unwrap_or_else(|| LitStr::new(&ident.unraw().to_string(), ident.span()));
+    let name = attr.name.unwrap_or_else(|| LitStr::new(&ident.unraw().to_string(), ident.span()));
     let title = option(attr.title);
-    let (read_only, destructive, idempotent, open_world) = (
-        attr.read_only,
-        attr.destructive,
-        attr.idempotent,
-        attr.open_world,
-    );
+    let (read_only, destructive, idempotent, open_world) =
+        (attr.read_only, attr.destructive, attr.idempotent, attr.open_world);
     let allow_unknown_args = attr.allow_unknown_args;
 
     let args_ty = match &sig.args {
@@ -123,8 +104,8 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
         quote! {
             const _: () = {
                 #[allow(unused)]
-                fn __check(a: &#args_ty) {
-                    #(let _ = &a.#fields;)*
+                fn __check(__args: &#args_ty) {
+                    #(let _ = &__args.#fields;)*
                 }
             };
         }
@@ -150,19 +131,18 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
     // so that it cannot shadow a user type named `S`.
     let (impl_generics, state) = match &sig.context {
         Some(cx) => (quote!(), cx.state.to_token_stream()),
-        None => (
-            quote!(<__S: ::core::marker::Send + ::core::marker::Sync + 'static>),
-            quote!(__S),
-        ),
+        None => (quote!(<__S: ::core::marker::Send + ::core::marker::Sync + 'static>), quote!(__S)),
     };
     let (cx_param, cx_arg) = match &sig.context {
-        Some(cx) if cx.by_ref => (quote!(cx), quote!(&cx,)),
-        Some(_) => (quote!(cx), quote!(cx,)),
+        Some(cx) if cx.by_ref => (quote!(__cx), quote!(&__cx,)),
+        Some(_) => (quote!(__cx), quote!(__cx,)),
         None => (quote!(_), quote!()),
     };
-    // Arguments are parsed even when there is no parameter: `NoArgs` refuses any.
+    // Arguments are parsed even when there is no parameter: `NoArgs` refuses any. Every name the
+    // expansion binds starts with `__`: a pattern like `Ok(a)` would match a const `a`, and each
+    // operation is a const.
     let (args_binding, args_arg) = match &sig.args {
-        Some(_) => (quote!(args), quote!(args)),
+        Some(_) => (quote!(__args), quote!(__args)),
         None => (quote!(_), quote!()),
     };
     // Spanned on the return type, so that a non-`Result` return is reported there, as it is
@@ -217,12 +197,12 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
             fn call(
                 &self,
                 #cx_param: ::tooltable::Cx<#state>,
-                args: ::tooltable::__private::Value,
+                __json: ::tooltable::__private::Value,
             ) -> ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::Outcome> {
                 ::std::boxed::Box::pin(async move {
-                    let #args_binding: #args_ty = match ::tooltable::__private::parse_args(args) {
-                        ::core::result::Result::Ok(a) => a,
-                        ::core::result::Result::Err(o) => return o,
+                    let #args_binding: #args_ty = match ::tooltable::__private::parse_args(__json) {
+                        ::core::result::Result::Ok(__parsed) => __parsed,
+                        ::core::result::Result::Err(__outcome) => return __outcome,
                     };
                     #into_outcome
                 })

@@ -22,9 +22,6 @@ mod signature;
 /// `body = "field"`, `status = 201`, `output = Type` or `output_schema = expr`, and
 /// `allow_unknown_args`. The doc comment is the tool's description.
 #[proc_macro_attribute]
-pub fn operation(
-    attr: proc_macro::TokenStream,
-    item: proc_macro::TokenStream,
-) -> proc_macro::TokenStream {
+pub fn operation(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand::operation(attr.into(), item.into()).into()
 }

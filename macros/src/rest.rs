@@ -28,15 +28,11 @@ pub(crate) fn parse(lit: LitStr, errors: &mut Vec<Error>) -> Option<Route> {
 
     let parts: Vec<&str> = text.split_whitespace().collect();
     let [method, path] = parts[..] else {
-        err(format!(
-            "`rest` is a method and a path, e.g. `\"GET /models/{{id}}\"`; got `{text}`"
-        ));
+        err(format!("`rest` is a method and a path, e.g. `\"GET /models/{{id}}\"`; got `{text}`"));
         return None;
     };
     if !METHODS.contains(&method) {
-        err(format!(
-            "unknown HTTP method `{method}`: use GET, POST, PUT, PATCH or DELETE"
-        ));
+        err(format!("unknown HTTP method `{method}`: use GET, POST, PUT, PATCH or DELETE"));
     }
 
     if !path.starts_with('/') {
@@ -50,27 +46,18 @@ pub(crate) fn parse(lit: LitStr, errors: &mut Vec<Error>) -> Option<Route> {
             err(format!("the path `{path}` has an empty segment"));
         } else if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
             if !is_field_name(name) {
-                err(format!(
-                    "path parameter `{{{name}}}` must be an argument field: a Rust identifier"
-                ));
+                err(format!("path parameter `{{{name}}}` must be an argument field: a Rust identifier"));
             } else if params.iter().any(|p| p == name) {
                 err(format!("path parameter `{{{name}}}` appears twice"));
             } else {
                 params.push(name.to_owned());
             }
         } else if segment.contains(['{', '}']) {
-            err(format!(
-                "`{segment}`: a path parameter must be a whole segment, like `/{{id}}/`"
-            ));
+            err(format!("`{segment}`: a path parameter must be a whole segment, like `/{{id}}/`"));
         }
     }
 
-    (errors.len() == before).then(|| Route {
-        method: method.to_owned(),
-        path: path.to_owned(),
-        params,
-        lit,
-    })
+    (errors.len() == before).then(|| Route { method: method.to_owned(), path: path.to_owned(), params, lit })
 }
 
 /// Whether `name` can be written as a field access `args.name` (keywords and `r#` excluded).

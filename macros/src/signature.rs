@@ -31,10 +31,7 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
         err(unsafety, "an operation cannot be `unsafe`");
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        err(
-            &sig.generics,
-            "an operation cannot be generic: its argument and state types are concrete",
-        );
+        err(&sig.generics, "an operation cannot be generic: its argument and state types are concrete");
     }
 
     let mut context = None;
@@ -43,10 +40,7 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
     for input in &sig.inputs {
         let ty = match input {
             FnArg::Receiver(r) => {
-                err(
-                    r,
-                    "an operation cannot take `self`: it is a free `async fn`",
-                );
+                err(r, "an operation cannot take `self`: it is a free `async fn`");
                 continue;
             }
             FnArg::Typed(pat) => &*pat.ty,
@@ -59,18 +53,14 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
         match context_of(ty) {
             Some(Err(msg)) => err(ty, msg),
             Some(Ok(_)) if context.is_some() => err(ty, "an operation takes one context parameter"),
-            Some(Ok(_)) if position > 1 => {
-                err(ty, "the context `Cx<S>` must be the first parameter")
-            }
+            Some(Ok(_)) if position > 1 => err(ty, "the context `Cx<S>` must be the first parameter"),
             Some(Ok(cx)) => context = Some(cx),
-            None if args.is_some() => err(
-                input,
-                "an operation takes one arguments parameter: gather the arguments in one struct",
-            ),
-            None if matches!(ty, Type::Reference(_)) => err(
-                ty,
-                "the arguments parameter is taken by value: write `T`, not `&T`",
-            ),
+            None if args.is_some() => {
+                err(input, "an operation takes one arguments parameter: gather the arguments in one struct")
+            }
+            None if matches!(ty, Type::Reference(_)) => {
+                err(ty, "the arguments parameter is taken by value: write `T`, not `&T`")
+            }
             None => args = Some(ty.clone()),
         }
     }
@@ -79,20 +69,13 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
         ReturnType::Type(_, ty) => Some((**ty).clone()),
         ReturnType::Default => {
             // Where `-> Result<T, E>` is missing.
-            errors.push(Error::new(
-                sig.paren_token.span.close(),
-                "an operation returns `Result<T, E>`",
-            ));
+            errors.push(Error::new(sig.paren_token.span.close(), "an operation returns `Result<T, E>`"));
             None
         }
     };
 
     let output = output?;
-    (errors.len() == before).then_some(Checked {
-        context,
-        args,
-        output,
-    })
+    (errors.len() == before).then_some(Checked { context, args, output })
 }
 
 /// `Some` when `ty` is `Cx<S>` or `&Cx<S>` (by the last path segment's name), with an error
@@ -119,9 +102,5 @@ fn context_of(ty: &Type) -> Option<Result<Context, &'static str>> {
         },
         _ => None,
     };
-    Some(
-        state
-            .map(|state| Context { state, by_ref })
-            .ok_or("the context is `Cx<S>`, with the server's state type `S`"),
-    )
+    Some(state.map(|state| Context { state, by_ref }).ok_or("the context is `Cx<S>`, with the server's state type `S`"))
 }

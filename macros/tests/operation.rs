@@ -26,20 +26,12 @@ pub struct State {
 /// Read a model's merged state, optionally projected.
 ///
 /// Second paragraph.
-#[operation(
-    rest = "GET /models/{id}/state",
-    read_only,
-    idempotent,
-    title = "Get state"
-)]
+#[operation(rest = "GET /models/{id}/state", read_only, idempotent, title = "Get state")]
 pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<State, tooltable::Error> {
     if args.id == "missing" {
         return Err(tooltable::Error::not_found(format!("no model {}", args.id)));
     }
-    Ok(State {
-        id: format!("{}{}", cx.prefix, args.id),
-        fields: args.fields.map_or(0, |f| f.len()),
-    })
+    Ok(State { id: format!("{}{}", cx.prefix, args.id), fields: args.fields.map_or(0, |f| f.len()) })
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -83,24 +75,13 @@ fn meta_of_a_read_operation() {
     let meta = Operation::<Models>::meta(&get_state);
     assert_eq!(meta.name, "get_state");
     assert_eq!(meta.title, Some("Get state"));
-    assert_eq!(
-        meta.description,
-        "Read a model's merged state, optionally projected.\n\nSecond paragraph."
-    );
+    assert_eq!(meta.description, "Read a model's merged state, optionally projected.\n\nSecond paragraph.");
     assert_eq!(
         meta.annotations,
-        Annotations {
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false
-        }
+        Annotations { read_only: true, destructive: false, idempotent: true, open_world: false }
     );
     let rest = meta.rest.expect("a route");
-    assert_eq!(
-        (rest.method, rest.path, rest.body, rest.status),
-        ("GET", "/models/{id}/state", None, 200)
-    );
+    assert_eq!((rest.method, rest.path, rest.body, rest.status), ("GET", "/models/{id}/state", None, 200));
     assert!(!meta.allow_unknown_args);
 
     let input = (meta.input_schema)();
@@ -115,24 +96,13 @@ fn meta_of_a_write_operation() {
     let meta = Operation::<Models>::meta(&create);
     assert_eq!(meta.name, "models.create");
     assert_eq!(meta.title, None);
-    assert_eq!(
-        meta.description,
-        "Create a model.\n\n Indented by two: one space is kept."
-    );
+    assert_eq!(meta.description, "Create a model.\n\n Indented by two: one space is kept.");
     assert_eq!(
         meta.annotations,
-        Annotations {
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: true
-        }
+        Annotations { read_only: false, destructive: false, idempotent: false, open_world: true }
     );
     let rest = meta.rest.expect("a route");
-    assert_eq!(
-        (rest.method, rest.path, rest.body, rest.status),
-        ("POST", "/kinds/{kind}/models", Some("model"), 201)
-    );
+    assert_eq!((rest.method, rest.path, rest.body, rest.status), ("POST", "/kinds/{kind}/models", Some("model"), 201));
     assert!(meta.allow_unknown_args);
     assert_eq!((meta.output_schema)(), None, "`Value` is no object schema");
 }
@@ -141,10 +111,7 @@ fn meta_of_a_write_operation() {
 fn meta_without_arguments() {
     let meta = Operation::<Models>::meta(&count);
     assert_eq!(meta.name, "count");
-    assert_eq!(
-        meta.description,
-        "Count the models.\nBlock comments count too."
-    );
+    assert_eq!(meta.description, "Count the models.\nBlock comments count too.");
     assert!(meta.annotations.read_only);
     assert!(meta.rest.is_none());
     let input = (meta.input_schema)();
@@ -156,58 +123,28 @@ async fn call_parses_arguments_and_returns_the_result() {
     let server = server();
     let cx = Cx::detached(&server);
 
-    let ok = get_state
-        .call(cx.clone(), json!({ "id": "a", "fields": ["x", "y"] }))
-        .await;
+    let ok = get_state.call(cx.clone(), json!({ "id": "a", "fields": ["x", "y"] })).await;
     assert_eq!(ok, Ok(Output::Json(json!({ "id": "m-a", "fields": 2 }))));
 
-    let not_found = get_state
-        .call(cx.clone(), json!({ "id": "missing" }))
-        .await
-        .unwrap_err();
+    let not_found = get_state.call(cx.clone(), json!({ "id": "missing" })).await.unwrap_err();
     assert_eq!(not_found.kind, ErrorKind::NotFound);
     assert_eq!(not_found.body, json!({ "error": "no model missing" }));
 
-    let invalid = get_state
-        .call(cx.clone(), json!({ "id": 7 }))
-        .await
-        .unwrap_err();
+    let invalid = get_state.call(cx.clone(), json!({ "id": 7 })).await.unwrap_err();
     assert_eq!(invalid.kind, ErrorKind::InvalidInput);
 
-    let created =
-        Operation::<Models>::call(&create, cx.clone(), json!({ "kind": "k", "model": [1] })).await;
-    assert_eq!(
-        created,
-        Ok(Output::Json(json!({ "kind": "k", "model": [1] })))
-    );
+    let created = Operation::<Models>::call(&create, cx.clone(), json!({ "kind": "k", "model": [1] })).await;
+    assert_eq!(created, Ok(Output::Json(json!({ "kind": "k", "model": [1] }))));
 
-    assert_eq!(
-        count.call(cx.clone(), json!({})).await,
-        Ok(Output::Json(json!(2)))
-    );
-    let extra = count
-        .call(cx, json!({ "unexpected": 1 }))
-        .await
-        .unwrap_err();
-    assert_eq!(
-        extra.kind,
-        ErrorKind::InvalidInput,
-        "an operation without arguments takes none"
-    );
+    assert_eq!(count.call(cx.clone(), json!({})).await, Ok(Output::Json(json!(2))));
+    let extra = count.call(cx, json!({ "unexpected": 1 })).await.unwrap_err();
+    assert_eq!(extra.kind, ErrorKind::InvalidInput, "an operation without arguments takes none");
 }
 
 #[tokio::test]
 async fn run_is_the_function_as_written() {
     let server = server();
     let cx = Cx::detached(&server);
-    let state = get_state::run(
-        &cx,
-        GetStateArgs {
-            id: "b".into(),
-            fields: None,
-        },
-    )
-    .await
-    .unwrap();
+    let state = get_state::run(&cx, GetStateArgs { id: "b".into(), fields: None }).await.unwrap();
     assert_eq!((state.id.as_str(), state.fields), ("m-b", 0));
 }

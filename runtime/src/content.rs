@@ -42,12 +42,22 @@ impl ResourceContents {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     #[serde(rename_all = "camelCase")]
-    Image { data: String, mime_type: String },
+    Image {
+        data: String,
+        mime_type: String,
+    },
     #[serde(rename_all = "camelCase")]
-    Audio { data: String, mime_type: String },
-    Resource { resource: ResourceContents },
+    Audio {
+        data: String,
+        mime_type: String,
+    },
+    Resource {
+        resource: ResourceContents,
+    },
 }
 
 impl ContentBlock {

@@ -125,7 +125,12 @@ impl<S: Send + Sync + 'static> Cx<S> {
     }
 
     /// `elicitation/create` in URL mode: sends the user to `url`. Needs `elicitation.url`.
-    pub async fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Result<Value, ClientRequestError> {
+    pub async fn elicit_url(
+        &self,
+        message: &str,
+        url: &str,
+        elicitation_id: &str,
+    ) -> Result<Value, ClientRequestError> {
         self.require("elicitation.url", |c| c.pointer("/elicitation/url").is_some())?;
         let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id });
         self.request_client("elicitation/create", params).await
@@ -141,7 +146,11 @@ impl<S: Send + Sync + 'static> Cx<S> {
 
     fn require(&self, capability: &'static str, has: impl Fn(&Value) -> bool) -> Result<(), ClientRequestError> {
         let scope = self.scope.as_ref().ok_or(ClientRequestError::NoSession)?;
-        if has(&scope.session.client_capabilities()) { Ok(()) } else { Err(ClientRequestError::NotSupported { capability }) }
+        if has(&scope.session.client_capabilities()) {
+            Ok(())
+        } else {
+            Err(ClientRequestError::NotSupported { capability })
+        }
     }
 }
 

@@ -104,10 +104,9 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     if first != Some(b'{') {
         return match serde_json::from_slice::<Value>(bytes) {
             Err(e) => fail(None, parse_error(&e)),
-            Ok(Value::Array(_)) => fail(
-                None,
-                RpcError::invalid_request("JSON-RPC batches are not supported: send one message per line"),
-            ),
+            Ok(Value::Array(_)) => {
+                fail(None, RpcError::invalid_request("JSON-RPC batches are not supported: send one message per line"))
+            }
             Ok(_) => fail(None, RpcError::invalid_request("a JSON-RPC message must be a JSON object")),
         };
     }

@@ -36,9 +36,7 @@ pub struct RestRoute {
 impl RestRoute {
     /// The `{name}` parameters of the path template, in order.
     pub fn path_params(&self) -> impl Iterator<Item = &str> {
-        self.path
-            .split('/')
-            .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        self.path.split('/').filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
     }
 }
 

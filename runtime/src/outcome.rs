@@ -131,7 +131,6 @@ impl ToolError for Error {
     }
 }
 
-
 /// The successful result of an operation: a JSON value, or content blocks given as they are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {

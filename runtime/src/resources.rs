@@ -55,7 +55,13 @@ pub struct ResourceTemplate {
 
 impl ResourceTemplate {
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
-        ResourceTemplate { uri_template: uri_template.into(), name: name.into(), title: None, description: None, mime_type: None }
+        ResourceTemplate {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+        }
     }
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Some(text.into());

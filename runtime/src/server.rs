@@ -135,11 +135,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
     /// faults; a schema violation is a tool failure.
     pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<Outcome, RpcError> {
-        let entry = self
-            .0
-            .table
-            .get(name)
-            .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
+        let entry = self.0.table.get(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
         let args = match args {
             None | Some(Value::Null) => Value::Object(Default::default()),
             Some(v @ Value::Object(_)) => v,
@@ -157,7 +153,10 @@ impl<S: Send + Sync + 'static> Server<S> {
         read(cx, ResourceRequest { uri: uri.to_owned(), params }).await.map_err(|f| failure_to_rpc(f, uri))
     }
 
-    pub(crate) fn find_resource(&self, uri: &str) -> Option<(ReadHandler<S>, std::collections::BTreeMap<String, String>)> {
+    pub(crate) fn find_resource(
+        &self,
+        uri: &str,
+    ) -> Option<(ReadHandler<S>, std::collections::BTreeMap<String, String>)> {
         if let Some(r) = self.0.resources.iter().find(|r| r.resource.uri == uri) {
             return Some((Arc::clone(&r.read), Default::default()));
         }
@@ -212,7 +211,8 @@ impl<S> Server<S> {
 }
 
 fn resource_not_found(uri: &str) -> RpcError {
-    RpcError::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+    RpcError::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
+        .with_data(serde_json::json!({ "uri": uri }))
 }
 
 /// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body.

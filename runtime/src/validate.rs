@@ -14,7 +14,11 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure
     let mut violations: Vec<Value> = Vec::new();
     if let (Some(known), Some(given)) = (&entry.known_args, args.as_object()) {
         for name in given.keys().filter(|k| !known.contains(k)) {
-            let expected = if known.is_empty() { "this tool takes no arguments".to_owned() } else { format!("expected one of: {}", known.join(", ")) };
+            let expected = if known.is_empty() {
+                "this tool takes no arguments".to_owned()
+            } else {
+                format!("expected one of: {}", known.join(", "))
+            };
             violations.push(json!({
                 "path": pointer_to(name),
                 "keyword": "additionalProperties",

@@ -18,7 +18,10 @@ pub(super) fn has_structured_output(version: &str) -> bool {
     version >= "2025-06-18"
 }
 
-pub(super) fn initialize<S: Send + Sync + 'static>(session: &SessionCore<S>, params: Option<Value>) -> Result<Value, RpcError> {
+pub(super) fn initialize<S: Send + Sync + 'static>(
+    session: &SessionCore<S>,
+    params: Option<Value>,
+) -> Result<Value, RpcError> {
     let params = params.unwrap_or(Value::Null);
     let requested = params
         .get("protocolVersion")

@@ -97,7 +97,8 @@ fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: Reque
 
 fn set_level<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Value, RpcError> {
     let level = str_param(params, "level")?;
-    let level = LogLevel::parse(level).ok_or_else(|| RpcError::invalid_params(format!("unknown log level {level:?}")))?;
+    let level =
+        LogLevel::parse(level).ok_or_else(|| RpcError::invalid_params(format!("unknown log level {level:?}")))?;
     lock(&session.state).log_level = level;
     Ok(json!({}))
 }
@@ -114,7 +115,11 @@ fn resources_read<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: R
     });
 }
 
-fn subscription<S: Send + Sync + 'static>(session: &SessionCore<S>, method: &str, params: &Option<Value>) -> Result<Value, RpcError> {
+fn subscription<S: Send + Sync + 'static>(
+    session: &SessionCore<S>,
+    method: &str,
+    params: &Option<Value>,
+) -> Result<Value, RpcError> {
     let uri = str_param(params, "uri")?;
     let mut state = lock(&session.state);
     if method == "resources/subscribe" {

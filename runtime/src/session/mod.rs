@@ -245,7 +245,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             return self.send(jsonrpc::error(Some(&id), &e), Route::Session);
         }
         if !matches!(method, "initialize" | "ping") && !self.is_initialized() {
-            let e = RpcError::invalid_request(format!("{method}: the session is not initialized; send initialize first"));
+            let e =
+                RpcError::invalid_request(format!("{method}: the session is not initialized; send initialize first"));
             return self.reply(id, Err(e));
         }
         methods::dispatch(self, id, method, params);
@@ -294,7 +295,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         // The lock is held across the spawn so the task cannot finish before it is registered.
         let mut in_flight = lock(&self.in_flight);
         let handle = tokio::spawn(async move {
-            let result = fut.await.unwrap_or_else(|panic| Err(RpcError::internal(format!("the handler panicked: {panic}"))));
+            let result =
+                fut.await.unwrap_or_else(|panic| Err(RpcError::internal(format!("the handler panicked: {panic}"))));
             core.finish(task_id, result);
         });
         in_flight.insert(id, InFlight { abort: handle.abort_handle(), scope });

@@ -29,14 +29,16 @@ pub async fn test_audio_content() -> Result<Content, Error> {
 /// Returns an embedded text resource.
 #[operation(read_only, idempotent)]
 pub async fn test_embedded_resource() -> Result<Content, Error> {
-    let resource = ResourceContents::text("test://embedded-resource", "text/plain", "This is an embedded resource content.");
+    let resource =
+        ResourceContents::text("test://embedded-resource", "text/plain", "This is an embedded resource content.");
     Ok(ContentBlock::resource(resource).into())
 }
 
 /// Returns text, an image and an embedded JSON resource in one result.
 #[operation(read_only, idempotent)]
 pub async fn test_multiple_content_types() -> Result<Content, Error> {
-    let resource = ResourceContents::text("test://mixed-content-resource", "application/json", r#"{"test":"data","value":123}"#);
+    let resource =
+        ResourceContents::text("test://mixed-content-resource", "application/json", r#"{"test":"data","value":123}"#);
     Ok(Content::new()
         .with(ContentBlock::text("Multiple content types test:"))
         .with(ContentBlock::image(RED_PIXEL_PNG, "image/png"))

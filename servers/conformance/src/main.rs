@@ -1,8 +1,8 @@
 //! `conformance-server`: every fixture the official MCP conformance suite expects, written with
 //! `#[operation]` functions and the runtime's resource, prompt and completion APIs.
 
-mod content_tools;
 mod client_tools;
+mod content_tools;
 mod prompts;
 mod resources;
 mod testing_tools;

@@ -1,6 +1,8 @@
 //! The fixture prompts and the completion of their arguments.
 
-use tooltable::{ContentBlock, Failure, ErrorKind, Prompt, PromptMessage, PromptResult, ResourceContents, ServerBuilder};
+use tooltable::{
+    ContentBlock, ErrorKind, Failure, Prompt, PromptMessage, PromptResult, ResourceContents, ServerBuilder,
+};
 
 use crate::content_tools::RED_PIXEL_PNG;
 
@@ -31,11 +33,17 @@ pub fn register(builder: ServerBuilder<()>) -> ServerBuilder<()> {
             },
         )
         .prompt(
-            Prompt::new("test_prompt_with_embedded_resource")
-                .description("A prompt that embeds a resource")
-                .argument("resourceUri", "URI of the resource to embed", true),
+            Prompt::new("test_prompt_with_embedded_resource").description("A prompt that embeds a resource").argument(
+                "resourceUri",
+                "URI of the resource to embed",
+                true,
+            ),
             |_, args| async move {
-                let resource = ResourceContents::text(&args["resourceUri"], "text/plain", "Embedded resource content for testing.");
+                let resource = ResourceContents::text(
+                    &args["resourceUri"],
+                    "text/plain",
+                    "Embedded resource content for testing.",
+                );
                 messages(vec![
                     PromptMessage::user(ContentBlock::resource(resource)),
                     user_text("Please process the embedded resource above."),

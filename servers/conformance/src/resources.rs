@@ -1,7 +1,7 @@
 //! The fixture resources: static text, a static binary, a watched resource and a template.
 
 use serde_json::json;
-use tooltable::{ResourceContents, Resource, ResourceTemplate, ServerBuilder};
+use tooltable::{Resource, ResourceContents, ResourceTemplate, ServerBuilder};
 
 use crate::content_tools::RED_PIXEL_PNG;
 

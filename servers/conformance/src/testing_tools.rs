@@ -46,7 +46,8 @@ pub struct EmitLogArgs {
 /// Sends one log message at the given level (the session's level filter applies).
 #[operation(read_only)]
 pub async fn emit_log(cx: &Cx<()>, args: EmitLogArgs) -> Result<Value, Error> {
-    let level = LogLevel::parse(&args.level).ok_or_else(|| Error::invalid_input(format!("unknown level {:?}", args.level)))?;
+    let level =
+        LogLevel::parse(&args.level).ok_or_else(|| Error::invalid_input(format!("unknown level {:?}", args.level)))?;
     cx.log(level, &args.message);
     Ok(json!({ "sent": args.level }))
 }

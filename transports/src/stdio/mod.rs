@@ -78,7 +78,10 @@ where
 }
 
 /// Writes each message as one line; flushes when no more are queued, so bursts share a write.
-async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Outgoing>, output: W) -> std::io::Result<()> {
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    output: W,
+) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Some(msg) = rx.recv().await {
         out.write_all(msg.json.as_bytes()).await?;

@@ -27,7 +27,11 @@ fn a_slow_call_blocks_neither_ping_nor_another_call() {
 #[test]
 fn progress_is_strictly_increasing_and_ends_before_the_response() {
     let mut s = Server::ready(json!({}));
-    s.request(1, "tools/call", json!({ "name": "sleep", "arguments": { "ms": 100, "steps": 5 }, "_meta": { "progressToken": "tok" } }));
+    s.request(
+        1,
+        "tools/call",
+        json!({ "name": "sleep", "arguments": { "ms": 100, "steps": 5 }, "_meta": { "progressToken": "tok" } }),
+    );
     let (before, response) = s.until_response(1);
     let progress: Vec<f64> = before
         .iter()
@@ -126,7 +130,11 @@ fn resources_read_templates_and_subscriptions() {
 #[test]
 fn prompts_and_completion() {
     let mut s = Server::ready(json!({}));
-    s.request(1, "prompts/get", json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "hello", "arg2": "world" } }));
+    s.request(
+        1,
+        "prompts/get",
+        json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "hello", "arg2": "world" } }),
+    );
     let text = s.response(1)["result"]["messages"][0]["content"]["text"].clone();
     assert_eq!(text, "Prompt with arguments: arg1='hello', arg2='world'");
     s.request(2, "completion/complete", json!({ "ref": { "type": "ref/prompt", "name": "test_prompt_with_arguments" }, "argument": { "name": "arg1", "value": "par" } }));

@@ -43,7 +43,9 @@ fn elicitation_goes_to_the_client_and_back() {
 #[test]
 fn without_the_capability_the_client_is_not_asked() {
     let mut s = Server::ready(json!({}));
-    for (id, tool, args) in [(1, "test_sampling", json!({ "prompt": "x" })), (2, "test_elicitation", json!({ "message": "x" }))] {
+    for (id, tool, args) in
+        [(1, "test_sampling", json!({ "prompt": "x" })), (2, "test_elicitation", json!({ "message": "x" }))]
+    {
         let r = s.call(id, tool, args);
         assert_eq!(r["result"]["isError"], true, "{r}");
         assert!(r["result"]["structuredContent"]["error"].as_str().unwrap().contains("capability"));

@@ -15,7 +15,10 @@ fn a_leading_bom_is_tolerated() {
 #[test]
 fn an_over_long_line_gets_an_error_and_the_server_goes_on() {
     let mut s = Server::start(&["--max-line-bytes", "1000"]);
-    let long = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\n", "x".repeat(5000));
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\n",
+        "x".repeat(5000)
+    );
     s.send_raw(long.as_bytes());
     let r = s.recv();
     assert_eq!(error_code(&r), -32600);

@@ -4,7 +4,11 @@ use crate::support::{Server, error_code};
 
 fn initialize(version: &str) -> serde_json::Value {
     let mut s = Server::start(&[]);
-    s.request(1, "initialize", json!({ "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } }));
+    s.request(
+        1,
+        "initialize",
+        json!({ "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } }),
+    );
     s.response(1)
 }
 

@@ -1,0 +1,168 @@
+//! The descriptors a representative table derives from its functions.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tooltable::{Content, ContentBlock, Cx, Error, ErrorKind, Server, TableError, ToolError, operation, table};
+
+#[derive(Default)]
+struct Models;
+
+#[derive(Deserialize, JsonSchema)]
+struct ModelId {
+    /// The model's id.
+    id: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct GetStateArgs {
+    /// The model's id.
+    id: String,
+    /// Canonical addresses of the subtrees to return.
+    paths: Option<Vec<String>>,
+    /// Nesting beyond this depth collapses to a marker.
+    depth: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct MutateArgs {
+    id: String,
+    /// `{"$.path": value}`.
+    mutations: serde_json::Map<String, Value>,
+    #[serde(default, rename = "includeTraces")]
+    include_traces: bool,
+}
+
+/// What `create_model` answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ModelInfo {
+    id: String,
+    version: String,
+    derivation_count: usize,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Violation {
+    path: String,
+    keyword: String,
+    message: String,
+}
+
+/// The seed's schema-violation shape, as a plain Rust type.
+#[derive(Serialize)]
+struct SchemaViolation {
+    error: &'static str,
+    violations: Vec<Violation>,
+}
+
+impl ToolError for SchemaViolation {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidInput
+    }
+}
+
+/// List the models in the registry.
+#[operation(title = "List models", read_only, idempotent, rest = "GET /models")]
+async fn list_models(_cx: &Cx<Models>) -> Result<Vec<String>, Error> {
+    Ok(vec![])
+}
+
+/// Create a model from a full ModelSpec.
+///
+/// The spec is validated first; a spec with errors creates nothing.
+#[operation(title = "Create model", rest = "POST /models", body = "spec", status = 201,
+            output_schema = json!({ "type": "object", "properties": { "id": { "type": "string" } } }))]
+async fn create_model(_cx: &Cx<Models>, args: CreateArgs) -> Result<ModelInfo, Error> {
+    Ok(ModelInfo { id: args.spec.to_string(), version: "1.0.0".into(), derivation_count: 0 })
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CreateArgs {
+    spec: Value,
+}
+
+/// Read a model's merged state, optionally projected.
+#[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state")]
+async fn get_state(_cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, Error> {
+    Err(Error::not_found(format!("unknown model {}", args.id)))
+}
+
+/// Apply mutations and run the reactive cycle.
+#[operation(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations")]
+async fn mutate(_cx: &Cx<Models>, args: MutateArgs) -> Result<ModelInfo, SchemaViolation> {
+    Err(SchemaViolation {
+        error: "Schema violation",
+        violations: vec![Violation { path: args.id, keyword: "type".into(), message: "x".into() }],
+    })
+}
+
+/// Delete a model.
+#[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}")]
+async fn delete_model(_cx: &Cx<Models>, args: ModelId) -> Result<Value, Error> {
+    Ok(json!({ "deleted": args.id }))
+}
+
+/// Render a chart of the model.
+#[operation(name = "chart.render", read_only, open_world)]
+async fn render_chart() -> Result<Content, Error> {
+    Ok(ContentBlock::text("chart").into())
+}
+
+fn server() -> Server<Models> {
+    Server::builder(Models)
+        .operations(table![list_models, create_model, get_state, mutate, delete_model, render_chart])
+        .build()
+        .expect("a valid table")
+}
+
+#[test]
+fn descriptors_of_a_representative_table() {
+    let tools: Vec<Value> = server().table().descriptors().iter().map(|d| d.to_mcp()).collect();
+    insta::assert_json_snapshot!("tools", tools);
+}
+
+#[test]
+fn rest_routes_are_carried_for_the_http_transport() {
+    let routes: Vec<Value> = server()
+        .table()
+        .descriptors()
+        .iter()
+        .map(|d| match &d.rest {
+            Some(r) => json!([d.name, r.method, r.path, r.body, r.status, r.path_params().collect::<Vec<_>>()]),
+            None => json!([d.name, null]),
+        })
+        .collect();
+    assert_eq!(
+        routes,
+        [
+            json!(["list_models", "GET", "/models", null, 200, []]),
+            json!(["create_model", "POST", "/models", "spec", 201, []]),
+            json!(["get_state", "GET", "/models/{id}/state", null, 200, ["id"]]),
+            json!(["mutate", "POST", "/models/{id}/mutations", "mutations", 200, ["id"]]),
+            json!(["delete_model", "DELETE", "/models/{id}", null, 200, ["id"]]),
+            json!(["chart.render", null]),
+        ]
+    );
+}
+
+#[test]
+fn a_table_with_a_duplicate_name_is_refused() {
+    let err = Server::builder(Models).operations(table![list_models, list_models]).build().err();
+    assert_eq!(err, Some(TableError::DuplicateName { name: "list_models".into() }));
+    assert_eq!(err.unwrap().to_string(), "two tools are named \"list_models\"");
+}
+
+#[tokio::test]
+async fn errors_are_plain_rust_types_with_a_parsed_body() {
+    let s = server();
+    let outcome = s.call_tool(Cx::detached(&s), "mutate", Some(json!({ "id": "m", "mutations": {} }))).await.unwrap();
+    let failure = outcome.unwrap_err();
+    assert_eq!(failure.kind, ErrorKind::InvalidInput);
+    assert_eq!(
+        failure.body,
+        json!({ "error": "Schema violation", "violations": [{ "path": "m", "keyword": "type", "message": "x" }] })
+    );
+    let outcome = s.call_tool(Cx::detached(&s), "get_state", Some(json!({ "id": "nope" }))).await.unwrap();
+    assert_eq!(outcome.unwrap_err().kind.http_status(), 404);
+}

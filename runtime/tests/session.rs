@@ -1,0 +1,138 @@
+//! The transport-independent session: messages in through `handle_bytes`, messages out on a channel.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tooltable::{Cx, Error, Outgoing, Route, Server, Session, operation, table};
+
+/// Does nothing.
+#[operation]
+async fn first() -> Result<Value, Error> {
+    Ok(json!({}))
+}
+/// Does nothing.
+#[operation]
+async fn second() -> Result<Value, Error> {
+    Ok(json!({}))
+}
+/// Does nothing.
+#[operation]
+async fn third() -> Result<Value, Error> {
+    Ok(json!({}))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Link {
+    url: String,
+}
+
+/// Sends the user to a page and reports completion when they are back.
+#[operation]
+async fn visit(cx: &Cx<()>, args: Link) -> Result<Value, Error> {
+    let answer =
+        cx.elicit_url("Please sign in", &args.url, "el-1").await.map_err(|e| Error::bad_request(e.to_string()))?;
+    cx.elicitation_complete("el-1");
+    Ok(answer)
+}
+
+fn server() -> Server<()> {
+    Server::builder(()).operations(table![first, second, third, visit]).page_size(2).build().unwrap()
+}
+
+struct Peer {
+    session: Session<()>,
+    out: UnboundedReceiver<Outgoing>,
+}
+
+impl Peer {
+    fn new(capabilities: Value) -> Self {
+        let (session, out) = Session::new(&server());
+        let mut peer = Peer { session, out };
+        peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": capabilities } }));
+        peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        peer
+    }
+    fn send(&mut self, msg: Value) {
+        self.session.handle_bytes(msg.to_string().as_bytes());
+    }
+    async fn next(&mut self) -> (Value, Route) {
+        let msg =
+            tokio::time::timeout(Duration::from_secs(5), self.out.recv()).await.expect("a message").expect("open");
+        (serde_json::from_str(&msg.json).unwrap(), msg.route)
+    }
+    async fn response(&mut self, id: i64) -> Value {
+        loop {
+            let (msg, _) = self.next().await;
+            if msg["id"] == id && msg.get("method").is_none() {
+                return msg;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn tools_list_pages_with_an_opaque_cursor() {
+    let mut p = Peer::new(json!({}));
+    let mut names = Vec::new();
+    let mut cursor = Value::Null;
+    for id in 1.. {
+        p.send(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/list", "params": { "cursor": cursor } }));
+        let r = p.response(id).await;
+        names.extend(r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()));
+        cursor = r["result"].get("nextCursor").cloned().unwrap_or(Value::Null);
+        if cursor.is_null() {
+            break;
+        }
+        assert!(!cursor.as_str().unwrap().chars().all(|c| c.is_ascii_digit()), "the cursor is not a bare offset");
+    }
+    assert_eq!(names, [json!("first"), json!("second"), json!("third"), json!("visit")]);
+}
+
+#[tokio::test]
+async fn url_elicitation_needs_the_url_capability() {
+    let mut p = Peer::new(json!({ "elicitation": { "form": {} } }));
+    p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "visit", "arguments": { "url": "https://example.test/login" } } }));
+    let r = p.response(1).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"]["structuredContent"]["error"].as_str().unwrap().contains("elicitation.url"));
+}
+
+#[tokio::test]
+async fn url_elicitation_then_completion_within_the_call() {
+    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "visit", "arguments": { "url": "https://example.test/login" } } }));
+    let (request, route) = loop {
+        let (msg, route) = p.next().await;
+        if msg["method"] == "elicitation/create" {
+            break (msg, route);
+        }
+    };
+    assert_eq!(route, Route::During(tooltable::jsonrpc::RequestId::Number(1)), "routed with the call that asked");
+    assert_eq!(request["params"]["mode"], "url");
+    assert_eq!(request["params"]["url"], "https://example.test/login");
+    assert_eq!(request["params"]["elicitationId"], "el-1");
+    p.send(json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "action": "accept" } }));
+    let (complete, _) = p.next().await;
+    assert_eq!(complete["method"], "notifications/elicitation/complete");
+    assert_eq!(complete["params"]["elicitationId"], "el-1");
+    let (response, route) = p.next().await;
+    assert_eq!(response["result"]["structuredContent"], json!({ "action": "accept" }));
+    assert_eq!(route, Route::Reply(tooltable::jsonrpc::RequestId::Number(1)));
+}
+
+#[tokio::test]
+async fn closing_the_session_fails_a_call_waiting_on_the_client() {
+    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "visit", "arguments": { "url": "u" } } }));
+    loop {
+        if p.next().await.0["method"] == "elicitation/create" {
+            break;
+        }
+    }
+    p.session.drain(Duration::from_secs(2)).await;
+    let r = p.response(1).await;
+    assert!(r["result"]["structuredContent"]["error"].as_str().unwrap().contains("closed"), "{r}");
+}

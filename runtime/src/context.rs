@@ -104,6 +104,15 @@ impl<S: Send + Sync + 'static> Cx<S> {
         self.scope.as_ref().is_some_and(|s| s.cancelled.load(std::sync::atomic::Ordering::Acquire))
     }
 
+    /// Asks the transport to close the stream carrying this call now; the client reconnects and
+    /// receives the rest of the call's messages there (HTTP SSE polling, SEP-1699). Over stdio,
+    /// which has no streams, it does nothing.
+    pub fn close_stream(&self) {
+        if let Some(scope) = &self.scope {
+            scope.session.close_stream(&scope.request_id);
+        }
+    }
+
     /// Sends a request to the client and waits for its answer.
     pub async fn request_client(&self, method: &str, params: Value) -> Result<Value, ClientRequestError> {
         let scope = self.scope.as_ref().ok_or(ClientRequestError::NoSession)?;

@@ -6,6 +6,8 @@ use clap::{Args, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
 use tooltable::{Cx, Output, Server};
 
+use crate::http::guard::AccessPolicy;
+use crate::http::{HttpOptions, serve};
 use crate::stdio::{StdioOptions, serve_stdio};
 
 /// A server's own command-line options, flattened beside the standard commands.
@@ -39,6 +41,39 @@ enum Command {
     },
     /// Print every tool's descriptor as JSON.
     Tools,
+    /// Serve Streamable HTTP at /mcp, with the REST routes and /openapi.json, on one port.
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+struct ServeArgs {
+    /// The address to listen on (loopback by default; port 0 picks a free one).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: std::net::SocketAddr,
+    /// An origin allowed besides localhost ones (repeatable; `*` allows any).
+    #[arg(long = "allow-origin")]
+    allow_origins: Vec<String>,
+    /// A Host name allowed besides localhost ones (repeatable; `*` allows any).
+    #[arg(long = "allow-host")]
+    allow_hosts: Vec<String>,
+    /// Seconds of inactivity after which a session expires.
+    #[arg(long, default_value_t = HttpOptions::default().session_idle.as_secs())]
+    session_idle_secs: u64,
+    /// The largest request body accepted, in bytes.
+    #[arg(long, default_value_t = HttpOptions::default().max_body_bytes)]
+    max_body_bytes: usize,
+}
+
+impl ServeArgs {
+    fn options(self) -> HttpOptions {
+        HttpOptions {
+            listen: self.listen,
+            access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
+            session_idle: std::time::Duration::from_secs(self.session_idle_secs),
+            max_body_bytes: self.max_body_bytes,
+            ..HttpOptions::default()
+        }
+    }
 }
 
 /// Exit codes beyond 0 (success) and 1 (a tool error).
@@ -81,7 +116,12 @@ where
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // stdio is one session: one thread spares it every cross-thread wake-up. HTTP serves many.
+    let mut runtime = match cli.command {
+        Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match runtime.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -104,11 +144,49 @@ async fn run<S: Send + Sync + 'static>(server: Server<S>, command: Command) -> E
             }
         }
         Command::Call { tool, arguments } => call(&server, &tool, &arguments).await,
+        Command::Serve(args) => serve_http(server, args.options()).await,
         Command::Tools => {
             let tools: Vec<Value> = server.table().descriptors().iter().map(|d| d.to_mcp()).collect();
             print_json(&Value::Array(tools));
             ExitCode::SUCCESS
         }
+    }
+}
+
+async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOptions) -> ExitCode {
+    let listener = match tokio::net::TcpListener::bind(options.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: cannot listen on {}: {e}", options.listen);
+            return ExitCode::FAILURE;
+        }
+    };
+    match listener.local_addr() {
+        Ok(addr) => eprintln!("listening on http://{addr}"),
+        Err(e) => eprintln!("listening (address unknown: {e})"),
+    }
+    match serve(server, listener, options, shutdown_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: http: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
     }
 }
 

@@ -32,9 +32,13 @@ pub enum Route {
     During(RequestId),
     /// A message that belongs to no request (list_changed, resources/updated, a stray error).
     Session,
+    /// No message: the call asks its transport to close the stream carrying it now, so the client
+    /// reconnects and resumes (SSE polling). Transports without streams ignore it.
+    CloseStream(RequestId),
 }
 
-/// One message for the client: its JSON text (no newline in it) and where it belongs.
+/// One message for the client: its JSON text (no newline in it) and where it belongs; the text is
+/// empty for [`Route::CloseStream`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outgoing {
     pub json: String,
@@ -199,6 +203,10 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             Err(e) => jsonrpc::error(Some(&id), e),
         };
         self.send(json, Route::Reply(id));
+    }
+
+    pub(crate) fn close_stream(&self, id: &RequestId) {
+        self.send(String::new(), Route::CloseStream(id.clone()));
     }
 
     pub(crate) fn notify<T: Serialize>(&self, method: &str, params: &T, during: Option<&RequestId>) {

@@ -121,10 +121,11 @@ pub async fn test_elicitation_sep1330_enums(cx: &Cx<()>) -> Result<Content, Erro
     elicit(cx, "Please choose from each kind of list", properties).await
 }
 
-/// Takes a moment to answer, so an HTTP transport can close its stream mid-call and the client
-/// can resume it (SEP-1699).
+/// Closes the stream carrying the call, then answers a moment later: over HTTP the client
+/// reconnects with Last-Event-ID and gets the answer there (SEP-1699).
 #[operation(read_only)]
-pub async fn test_reconnection() -> Result<Content, Error> {
+pub async fn test_reconnection(cx: &Cx<()>) -> Result<Content, Error> {
+    cx.close_stream();
     tokio::time::sleep(Duration::from_millis(200)).await;
     text("Reconnection test completed successfully")
 }

@@ -51,8 +51,9 @@ pub async fn test_error_handling() -> Result<Content, Error> {
     Err(Error::internal("This tool intentionally returns an error for testing"))
 }
 
-/// A postal address.
+/// A postal address (named `address` in `$defs`, as the suite expects).
 #[derive(Deserialize, Serialize, JsonSchema)]
+#[schemars(rename = "address")]
 pub struct Address {
     pub street: Option<String>,
     pub city: Option<String>,

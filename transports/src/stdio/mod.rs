@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tooltable::jsonrpc::RpcError;
-use tooltable::{Outgoing, Server, Session};
+use tooltable::{Outgoing, Route, Server, Session};
 
 use lines::{Line, LineReader};
 
@@ -84,13 +84,20 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Some(msg) = rx.recv().await {
-        out.write_all(msg.json.as_bytes()).await?;
-        out.write_all(b"\n").await?;
+        write_line(&mut out, &msg).await?;
         while let Ok(msg) = rx.try_recv() {
-            out.write_all(msg.json.as_bytes()).await?;
-            out.write_all(b"\n").await?;
+            write_line(&mut out, &msg).await?;
         }
         out.flush().await?;
     }
     out.flush().await
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, msg: &Outgoing) -> std::io::Result<()> {
+    // A pipe has no streams to close.
+    if matches!(msg.route, Route::CloseStream(_)) {
+        return Ok(());
+    }
+    out.write_all(msg.json.as_bytes()).await?;
+    out.write_all(b"\n").await
 }

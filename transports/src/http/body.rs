@@ -1,0 +1,94 @@
+//! Request bodies read under a limit, and the response bodies the transport sends: whole JSON, or
+//! an open event stream fed from a channel.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Body, Bytes, Frame, Incoming};
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::{Response, StatusCode};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// Every response body: whole bytes or an event stream.
+pub enum ResponseBody {
+    Full(Full<Bytes>),
+    Stream(mpsc::UnboundedReceiver<Bytes>),
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            ResponseBody::Full(full) => Pin::new(full).poll_frame(cx),
+            ResponseBody::Stream(rx) => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            ResponseBody::Full(full) => full.is_end_stream(),
+            ResponseBody::Stream(_) => false,
+        }
+    }
+}
+
+pub type HttpResponse = Response<ResponseBody>;
+
+/// A response with a whole body.
+pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::Full(Full::new(body.into())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// A JSON response.
+pub fn json(status: StatusCode, body: &Value) -> HttpResponse {
+    bytes(status, "application/json", body.to_string())
+}
+
+/// A JSON response from text that already is JSON.
+pub fn json_text(status: StatusCode, text: String) -> HttpResponse {
+    bytes(status, "application/json", text)
+}
+
+/// `{"error": message}` with a status.
+pub fn error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
+    json(status, &serde_json::json!({ "error": message.into() }))
+}
+
+/// A response with no body.
+pub fn empty(status: StatusCode) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::Full(Full::new(Bytes::new())));
+    *response.status_mut() = status;
+    response
+}
+
+/// An event stream fed by `rx`; it ends when every sender is dropped.
+pub fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::Stream(rx));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// Why a request body could not be read.
+pub enum BodyError {
+    TooLarge,
+    Broken,
+}
+
+/// Reads the whole body, refusing one over `limit` bytes without buffering past it.
+pub async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, BodyError> {
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge),
+        Err(_) => Err(BodyError::Broken),
+    }
+}

@@ -1,0 +1,163 @@
+//! Streamable HTTP at `/mcp` (MCP 2025-11-25, basic/transports): POST carries messages in, GET
+//! opens the standalone event stream (or resumes one), DELETE ends the session.
+
+pub mod registry;
+pub mod streams;
+
+use std::sync::Arc;
+
+use hyper::body::Incoming;
+use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::{HeaderMap, Method, Request, StatusCode};
+use serde_json::json;
+use tooltable::jsonrpc::{self, Incoming as Message, RpcError};
+use tooltable::SUPPORTED_VERSIONS;
+
+use super::HttpContext;
+use super::body::{self, BodyError, HttpResponse};
+use registry::HttpSession;
+use streams::FirstAnswer;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+    if let Err(response) = check_version(req.headers()) {
+        return response;
+    }
+    match *req.method() {
+        Method::POST => post(cx, req).await,
+        Method::GET => get(cx, &req),
+        Method::DELETE => delete(cx, &req),
+        _ => {
+            let mut r = body::error(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE on /mcp");
+            r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+/// An `MCP-Protocol-Version` this server does not speak is refused (absent means 2025-03-26).
+fn check_version(headers: &HeaderMap) -> Result<(), HttpResponse> {
+    match headers.get(VERSION_HEADER).map(|v| v.to_str().unwrap_or("")) {
+        Some(v) if !SUPPORTED_VERSIONS.contains(&v) => Err(body::error(
+            StatusCode::BAD_REQUEST,
+            format!("unsupported MCP-Protocol-Version {v:?}; supported: {}", SUPPORTED_VERSIONS.join(", ")),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    headers.get_all(ACCEPT).iter().any(|v| {
+        v.to_str().unwrap_or("").split(',').any(|item| {
+            let item = item.split(';').next().unwrap_or("").trim();
+            item == mime || item == "*/*"
+        })
+    })
+}
+
+fn rpc_error(status: StatusCode, id: Option<&jsonrpc::RequestId>, error: &RpcError) -> HttpResponse {
+    body::json_text(status, jsonrpc::error(id, error))
+}
+
+/// The session named by the request's header: 400 when missing, 404 when unknown or expired.
+fn session<S: Send + Sync + 'static>(cx: &HttpContext<S>, headers: &HeaderMap) -> Result<Arc<HttpSession<S>>, HttpResponse> {
+    let Some(id) = headers.get(SESSION_HEADER) else {
+        return Err(body::error(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; initialize first"));
+    };
+    let id = id.to_str().unwrap_or("");
+    cx.sessions.get(id).ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
+}
+
+async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+    let headers = req.headers().clone();
+    let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
+    let streamable = accepts(&headers, "text/event-stream");
+    if !json_ok && !streamable {
+        return body::error(StatusCode::NOT_ACCEPTABLE, "accept application/json and text/event-stream");
+    }
+    let is_json = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be application/json");
+    }
+    let bytes = match body::read_limited(req.into_body(), cx.options.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge) => {
+            let message = format!("the body exceeds the limit of {} bytes", cx.options.max_body_bytes);
+            return body::error(StatusCode::PAYLOAD_TOO_LARGE, message);
+        }
+        Err(BodyError::Broken) => return body::error(StatusCode::BAD_REQUEST, "the body could not be read"),
+    };
+    let message = match jsonrpc::decode(&bytes) {
+        Ok(message) => message,
+        Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+    };
+    let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize");
+    let http = if initialize && !headers.contains_key(SESSION_HEADER) {
+        match cx.sessions.create(&cx.server) {
+            Ok(http) => http,
+            Err(e) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, format!("no session id: {e}")),
+        }
+    } else {
+        match session(cx, &headers) {
+            Ok(http) => http,
+            Err(response) => return response,
+        }
+    };
+    let Message::Request { id, .. } = &message else {
+        http.session.handle(message);
+        return with_session(body::empty(StatusCode::ACCEPTED), &http);
+    };
+    let id = id.clone();
+    let answer = {
+        let mut streams = http.streams();
+        if streams.is_pending(&id) {
+            let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
+            return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
+        }
+        streams.expect(id.clone(), streamable)
+    };
+    http.session.handle(message);
+    let response = match answer.await {
+        Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
+        Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
+        Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), &RpcError::internal("the session closed")),
+    };
+    if initialize && response.status() == StatusCode::OK {
+        return with_session(response, &http);
+    }
+    response
+}
+
+fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {
+    if let Ok(v) = HeaderValue::from_str(&http.id) {
+        response.headers_mut().insert(SESSION_HEADER, v);
+    }
+    response
+}
+
+fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {
+    if !accepts(req.headers(), "text/event-stream") {
+        return body::error(StatusCode::NOT_ACCEPTABLE, "GET /mcp opens an event stream: accept text/event-stream");
+    }
+    let http = match session(cx, req.headers()) {
+        Ok(http) => http,
+        Err(response) => return response,
+    };
+    let last = req.headers().get("last-event-id").and_then(|v| v.to_str().ok());
+    let events = http.streams().attach(last);
+    with_session(body::event_stream(events), &http)
+}
+
+fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {
+    let http = match session(cx, req.headers()) {
+        Ok(http) => http,
+        Err(response) => return response,
+    };
+    cx.sessions.remove(&http.id);
+    body::json(StatusCode::OK, &json!({ "deleted": http.id }))
+}

@@ -1,0 +1,111 @@
+//! The live HTTP sessions, by `Mcp-Session-Id`: random ids from the operating system's CSPRNG,
+//! and expiry of idle sessions.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tooltable::{Server, Session};
+
+use super::streams::Streams;
+
+/// One MCP session served over HTTP.
+pub struct HttpSession<S: Send + Sync + 'static> {
+    pub id: String,
+    pub session: Session<S>,
+    pub streams: Arc<Mutex<Streams>>,
+    last_seen: Mutex<Instant>,
+    router: tokio::task::JoinHandle<()>,
+}
+
+impl<S: Send + Sync + 'static> HttpSession<S> {
+    pub fn streams(&self) -> MutexGuard<'_, Streams> {
+        lock(&self.streams)
+    }
+}
+
+impl<S: Send + Sync + 'static> Drop for HttpSession<S> {
+    fn drop(&mut self) {
+        self.router.abort();
+        lock(&self.streams).close_all();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub struct Registry<S: Send + Sync + 'static> {
+    sessions: Mutex<HashMap<String, Arc<HttpSession<S>>>>,
+    idle: Duration,
+    retry_ms: u64,
+}
+
+impl<S: Send + Sync + 'static> Registry<S> {
+    pub fn new(idle: Duration, retry_ms: u64) -> Self {
+        Registry { sessions: Mutex::new(HashMap::new()), idle, retry_ms }
+    }
+
+    /// A new session with a fresh id, its outgoing messages routed to its streams.
+    pub fn create(&self, server: &Server<S>) -> std::io::Result<Arc<HttpSession<S>>> {
+        let id = new_session_id()?;
+        let (session, mut outgoing) = Session::new(server);
+        let streams = Arc::new(Mutex::new(Streams::new(self.retry_ms)));
+        let routed = Arc::clone(&streams);
+        let router = tokio::spawn(async move {
+            while let Some(msg) = outgoing.recv().await {
+                let mut streams = lock(&routed);
+                streams.route(msg);
+                while let Ok(msg) = outgoing.try_recv() {
+                    streams.route(msg);
+                }
+            }
+        });
+        let http = Arc::new(HttpSession { id: id.clone(), session, streams, last_seen: Mutex::new(Instant::now()), router });
+        lock(&self.sessions).insert(id, Arc::clone(&http));
+        Ok(http)
+    }
+
+    /// The session of that id, marked as just used.
+    pub fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
+        let session = lock(&self.sessions).get(id).cloned()?;
+        *lock(&session.last_seen) = Instant::now();
+        Some(session)
+    }
+
+    /// Ends a session; false when there was none.
+    pub fn remove(&self, id: &str) -> bool {
+        let removed = lock(&self.sessions).remove(id);
+        if let Some(s) = &removed {
+            s.session.close();
+        }
+        removed.is_some()
+    }
+
+    /// Ends sessions idle longer than the limit; returns how many.
+    pub fn expire(&self) -> usize {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        let before = sessions.len();
+        sessions.retain(|_, s| now.duration_since(*lock(&s.last_seen)) < self.idle);
+        before - sessions.len()
+    }
+
+    /// Ends every session (shutdown).
+    pub fn clear(&self) {
+        for (_, s) in lock(&self.sessions).drain() {
+            s.session.close();
+        }
+    }
+
+    pub fn idle_limit(&self) -> Duration {
+        self.idle
+    }
+}
+
+/// 128 random bits as 32 hex digits: visible ASCII, as MCP requires.
+fn new_session_id() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

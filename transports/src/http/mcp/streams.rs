@@ -1,0 +1,260 @@
+//! Where a session's outgoing messages go over HTTP. A POSTed request waits for its first message:
+//! the response alone becomes an `application/json` answer; anything before it opens an event
+//! stream on that POST. Other messages go to the GET stream. Every event is logged per stream, so a
+//! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events.
+
+use std::collections::{HashMap, VecDeque};
+
+use hyper::body::Bytes;
+use tokio::sync::{mpsc, oneshot};
+use tooltable::jsonrpc::RequestId;
+use tooltable::{Outgoing, Route};
+
+/// The standalone stream opened by GET.
+const GET_STREAM: u64 = 0;
+/// Events kept per stream for replay, and finished streams kept for late reconnections.
+const LOG_EVENTS: usize = 1024;
+const LOG_STREAMS: usize = 64;
+
+/// How a POSTed request is answered.
+pub enum FirstAnswer {
+    Json(String),
+    Stream(mpsc::UnboundedReceiver<Bytes>),
+}
+
+struct Waiter {
+    answer: oneshot::Sender<FirstAnswer>,
+    streamable: bool,
+}
+
+#[derive(Default)]
+struct StreamLog {
+    events: VecDeque<(u64, Bytes)>,
+    done: bool,
+}
+
+/// The routing state of one HTTP session.
+pub struct Streams {
+    retry_ms: u64,
+    next_seq: u64,
+    next_stream: u64,
+    waiting: HashMap<RequestId, Waiter>,
+    carriers: HashMap<RequestId, u64>,
+    live: HashMap<u64, mpsc::UnboundedSender<Bytes>>,
+    logs: HashMap<u64, StreamLog>,
+    finished: VecDeque<u64>,
+}
+
+impl Streams {
+    pub fn new(retry_ms: u64) -> Self {
+        let mut logs = HashMap::new();
+        logs.insert(GET_STREAM, StreamLog::default());
+        Streams {
+            retry_ms,
+            next_seq: 0,
+            next_stream: GET_STREAM + 1,
+            waiting: HashMap::new(),
+            carriers: HashMap::new(),
+            live: HashMap::new(),
+            logs,
+            finished: VecDeque::new(),
+        }
+    }
+
+    /// Whether a request with this id is still being answered.
+    pub fn is_pending(&self, id: &RequestId) -> bool {
+        self.waiting.contains_key(id) || self.carriers.contains_key(id)
+    }
+
+    /// Registers a POSTed request before the session sees it; the receiver gets its answer.
+    pub fn expect(&mut self, id: RequestId, streamable: bool) -> oneshot::Receiver<FirstAnswer> {
+        let (answer, rx) = oneshot::channel();
+        self.waiting.insert(id, Waiter { answer, streamable });
+        rx
+    }
+
+    /// Sends one outgoing message where it belongs.
+    pub fn route(&mut self, msg: Outgoing) {
+        match msg.route {
+            Route::Reply(id) => {
+                if let Some(waiter) = self.waiting.remove(&id) {
+                    let _ = waiter.answer.send(FirstAnswer::Json(msg.json));
+                } else if let Some(stream) = self.carriers.remove(&id) {
+                    self.emit(stream, &msg.json);
+                    self.finish(stream);
+                } else {
+                    self.emit(GET_STREAM, &msg.json);
+                }
+            }
+            Route::During(id) => {
+                let stream = self.stream_for(&id).unwrap_or(GET_STREAM);
+                self.emit(stream, &msg.json);
+            }
+            Route::Session => self.emit(GET_STREAM, &msg.json),
+            Route::CloseStream(id) => {
+                if let Some(stream) = self.stream_for(&id) {
+                    self.live.remove(&stream);
+                }
+            }
+        }
+    }
+
+    /// The stream of a request, opening one on its POST when the client accepts event streams.
+    fn stream_for(&mut self, id: &RequestId) -> Option<u64> {
+        if let Some(&stream) = self.carriers.get(id) {
+            return Some(stream);
+        }
+        if !self.waiting.get(id)?.streamable {
+            return None;
+        }
+        let waiter = self.waiting.remove(id)?;
+        let stream = self.next_stream;
+        self.next_stream += 1;
+        let (tx, rx) = mpsc::unbounded_channel();
+        if waiter.answer.send(FirstAnswer::Stream(rx)).is_err() {
+            return None;
+        }
+        self.prime(&tx, stream);
+        self.live.insert(stream, tx);
+        self.logs.insert(stream, StreamLog::default());
+        self.carriers.insert(id.clone(), stream);
+        Some(stream)
+    }
+
+    /// The first event of a stream: an id to resume from and the reconnection delay, no data.
+    fn prime(&mut self, tx: &mpsc::UnboundedSender<Bytes>, stream: u64) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let _ = tx.send(Bytes::from(format!("id: {stream}-{seq}\nretry: {}\ndata: \n\n", self.retry_ms)));
+    }
+
+    fn emit(&mut self, stream: u64, json: &str) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let frame = Bytes::from(format!("id: {stream}-{seq}\nevent: message\ndata: {json}\n\n"));
+        let log = self.logs.entry(stream).or_default();
+        if log.events.len() == LOG_EVENTS {
+            log.events.pop_front();
+        }
+        log.events.push_back((seq, frame.clone()));
+        if let Some(tx) = self.live.get(&stream) {
+            if tx.send(frame).is_err() {
+                self.live.remove(&stream);
+            }
+        }
+    }
+
+    /// A POST stream ends after its response; its log stays a while for late reconnections.
+    fn finish(&mut self, stream: u64) {
+        self.live.remove(&stream);
+        if let Some(log) = self.logs.get_mut(&stream) {
+            log.done = true;
+        }
+        self.finished.push_back(stream);
+        if self.finished.len() > LOG_STREAMS {
+            if let Some(old) = self.finished.pop_front() {
+                self.logs.remove(&old);
+            }
+        }
+    }
+
+    /// A GET: resumes the stream named by `last_event_id` (replaying what came after it), or opens
+    /// the standalone stream, replacing any earlier one.
+    pub fn attach(&mut self, last_event_id: Option<&str>) -> mpsc::UnboundedReceiver<Bytes> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let resume = last_event_id.and_then(parse_event_id).filter(|(stream, _)| self.logs.contains_key(stream));
+        match resume {
+            Some((stream, after)) => {
+                let log = &self.logs[&stream];
+                for (_, frame) in log.events.iter().filter(|(seq, _)| *seq > after) {
+                    let _ = tx.send(frame.clone());
+                }
+                if !log.done {
+                    self.live.insert(stream, tx);
+                }
+            }
+            None => {
+                self.prime(&tx, GET_STREAM);
+                self.live.insert(GET_STREAM, tx);
+            }
+        }
+        rx
+    }
+
+    /// Ends every stream (session deleted or server shutting down).
+    pub fn close_all(&mut self) {
+        self.live.clear();
+        self.waiting.clear();
+    }
+}
+
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(json: &str, route: Route) -> Outgoing {
+        Outgoing { json: json.into(), route }
+    }
+
+    fn drain(rx: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {
+        std::iter::from_fn(|| rx.try_recv().ok()).map(|b| String::from_utf8(b.to_vec()).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_lone_response_is_answered_as_json() {
+        let mut s = Streams::new(500);
+        let mut rx = s.expect(RequestId::Number(1), true);
+        s.route(msg("{\"r\":1}", Route::Reply(RequestId::Number(1))));
+        assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Json(j)) if j == "{\"r\":1}"));
+        assert!(!s.is_pending(&RequestId::Number(1)));
+    }
+
+    #[test]
+    fn a_notification_first_opens_a_stream_that_ends_with_the_response() {
+        let mut s = Streams::new(500);
+        let id = RequestId::Number(1);
+        let mut rx = s.expect(id.clone(), true);
+        s.route(msg("{\"n\":1}", Route::During(id.clone())));
+        let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
+        s.route(msg("{\"r\":1}", Route::Reply(id.clone())));
+        let frames = drain(&mut events);
+        assert_eq!(frames[0], "id: 1-0\nretry: 500\ndata: \n\n");
+        assert_eq!(frames[1], "id: 1-1\nevent: message\ndata: {\"n\":1}\n\n");
+        assert_eq!(frames[2], "id: 1-2\nevent: message\ndata: {\"r\":1}\n\n");
+        assert!(events.try_recv().is_err(), "the stream ended");
+    }
+
+    #[test]
+    fn a_closed_stream_resumes_on_get_with_only_its_missed_events() {
+        let mut s = Streams::new(500);
+        let id = RequestId::Number(7);
+        let mut rx = s.expect(id.clone(), true);
+        s.route(msg("", Route::CloseStream(id.clone())));
+        let Ok(FirstAnswer::Stream(mut first)) = rx.try_recv() else { panic!("a stream") };
+        let priming = drain(&mut first);
+        assert_eq!(priming, ["id: 1-0\nretry: 500\ndata: \n\n"]);
+        s.route(msg("{\"other\":1}", Route::Session));
+        s.route(msg("{\"r\":7}", Route::Reply(id)));
+        let mut resumed = s.attach(Some("1-0"));
+        assert_eq!(drain(&mut resumed), ["id: 1-2\nevent: message\ndata: {\"r\":7}\n\n"]);
+    }
+
+    #[test]
+    fn without_event_streams_notifications_go_to_the_get_stream() {
+        let mut s = Streams::new(500);
+        let mut get = s.attach(None);
+        let id = RequestId::Number(2);
+        let mut rx = s.expect(id.clone(), false);
+        s.route(msg("{\"n\":2}", Route::During(id.clone())));
+        s.route(msg("{\"r\":2}", Route::Reply(id)));
+        assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Json(_))));
+        let frames = drain(&mut get);
+        assert_eq!(frames.len(), 2, "priming and the notification: {frames:?}");
+        assert!(frames[1].contains("{\"n\":2}"));
+    }
+}

@@ -1,0 +1,129 @@
+//! The HTTP transport: Streamable HTTP at `/mcp`, the REST routes of the table, and
+//! `/openapi.json`, on one listener (hyper 1.x on tokio).
+
+pub mod body;
+pub mod guard;
+pub mod mcp;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tooltable::Server;
+
+use body::HttpResponse;
+use guard::AccessPolicy;
+use mcp::registry::Registry;
+
+/// Settings of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// Where to listen; loopback unless told otherwise.
+    pub listen: SocketAddr,
+    pub access: AccessPolicy,
+    /// The largest request body accepted (413 beyond).
+    pub max_body_bytes: usize,
+    /// A session unused this long expires (404 afterwards).
+    pub session_idle: Duration,
+    /// The reconnection delay event streams announce.
+    pub sse_retry_ms: u64,
+    /// On SIGINT/SIGTERM, how long in-flight requests may take to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            access: AccessPolicy::default(),
+            max_body_bytes: 16 * 1024 * 1024,
+            session_idle: Duration::from_secs(30 * 60),
+            sse_retry_ms: 1000,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What every request handler shares.
+pub struct HttpContext<S: Send + Sync + 'static> {
+    pub server: Server<S>,
+    pub options: HttpOptions,
+    pub sessions: Registry<S>,
+}
+
+/// Serves until `shutdown` resolves, then lets in-flight requests finish within the grace period.
+pub async fn serve<S: Send + Sync + 'static>(
+    server: Server<S>,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let sessions = Registry::new(options.session_idle, options.sse_retry_ms);
+    let cx = Arc::new(HttpContext { server, options, sessions });
+    let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(conn) => conn,
+                Err(e) => {
+                    // Out of descriptors and the like: pause rather than spin.
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Answers are small and written in one go; Nagle's delay would only add latency.
+        let _ = stream.set_nodelay(true);
+        let cx = Arc::clone(&cx);
+        let service = service_fn(move |req| {
+            let cx = Arc::clone(&cx);
+            async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req).await) }
+        });
+        let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("connection ended: {e}");
+            }
+        });
+    }
+    reaper.abort();
+    // Open event streams would hold the shutdown forever: end them; requests still running finish.
+    cx.sessions.clear();
+    if tokio::time::timeout(cx.options.shutdown_grace, graceful.shutdown()).await.is_err() {
+        tracing::warn!("shutdown grace period over; dropping the connections still open");
+    }
+    Ok(())
+}
+
+async fn expire_sessions<S: Send + Sync + 'static>(cx: Arc<HttpContext<S>>) {
+    let period = (cx.sessions.idle_limit() / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
+    loop {
+        tokio::time::sleep(period).await;
+        let expired = cx.sessions.expire();
+        if expired > 0 {
+            tracing::info!(expired, "idle sessions expired");
+        }
+    }
+}
+
+async fn dispatch<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+    if let Err(refusal) = cx.options.access.check(req.headers()) {
+        return body::error(StatusCode::FORBIDDEN, refusal.to_string());
+    }
+    match req.uri().path() {
+        "/mcp" => mcp::handle(cx, req).await,
+        _ => body::error(StatusCode::NOT_FOUND, format!("no route for {}", req.uri().path())),
+    }
+}

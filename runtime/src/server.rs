@@ -101,6 +101,10 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub fn info(&self) -> &ServerInfo {
         &self.0.info
     }
+    /// The instructions given in `initialize`.
+    pub fn instructions(&self) -> Option<&str> {
+        self.0.instructions.as_deref()
+    }
     pub fn state(&self) -> &S {
         &self.0.state
     }

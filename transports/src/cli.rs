@@ -1,4 +1,5 @@
-//! The command line every server gets: `mcp` (stdio), `call TOOL 'JSON'`, `tools`.
+//! The command line every server gets: `mcp` (stdio), `serve` (HTTP), `call TOOL 'JSON'`, `tools`,
+//! `openapi`.
 
 use std::process::ExitCode;
 
@@ -41,6 +42,8 @@ enum Command {
     },
     /// Print every tool's descriptor as JSON.
     Tools,
+    /// Print the OpenAPI 3.1 document of the REST routes.
+    Openapi,
     /// Serve Streamable HTTP at /mcp, with the REST routes and /openapi.json, on one port.
     Serve(ServeArgs),
 }
@@ -145,6 +148,11 @@ async fn run<S: Send + Sync + 'static>(server: Server<S>, command: Command) -> E
         }
         Command::Call { tool, arguments } => call(&server, &tool, &arguments).await,
         Command::Serve(args) => serve_http(server, args.options()).await,
+        Command::Openapi => {
+            let descriptors = server.table().descriptors();
+            print_json(&crate::rest::openapi::document(server.info(), server.instructions(), &descriptors));
+            ExitCode::SUCCESS
+        }
         Command::Tools => {
             let tools: Vec<Value> = server.table().descriptors().iter().map(|d| d.to_mcp()).collect();
             print_json(&Value::Array(tools));
@@ -219,8 +227,10 @@ async fn call<S: Send + Sync + 'static>(server: &Server<S>, tool: &str, argument
     }
 }
 
+/// Prints to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
 fn print_json(v: &Value) {
-    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
 /// Diagnostics go to stderr, filtered by `RUST_LOG` (warnings by default).

@@ -2,4 +2,5 @@
 
 pub mod cli;
 pub mod http;
+pub mod rest;
 pub mod stdio;

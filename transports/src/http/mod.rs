@@ -18,6 +18,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tooltable::Server;
 
+use crate::rest::{self, openapi, routes::Routes};
+
 use body::HttpResponse;
 use guard::AccessPolicy;
 use mcp::registry::Registry;
@@ -56,6 +58,9 @@ pub struct HttpContext<S: Send + Sync + 'static> {
     pub server: Server<S>,
     pub options: HttpOptions,
     pub sessions: Registry<S>,
+    pub routes: Routes,
+    /// `/openapi.json`, generated once.
+    pub openapi: String,
 }
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish within the grace period.
@@ -66,7 +71,10 @@ pub async fn serve<S: Send + Sync + 'static>(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let sessions = Registry::new(options.session_idle, options.sse_retry_ms);
-    let cx = Arc::new(HttpContext { server, options, sessions });
+    let descriptors = server.table().descriptors();
+    let routes = Routes::new(&descriptors);
+    let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string();
+    let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi });
     let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -124,6 +132,9 @@ async fn dispatch<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<In
     }
     match req.uri().path() {
         "/mcp" => mcp::handle(cx, req).await,
-        _ => body::error(StatusCode::NOT_FOUND, format!("no route for {}", req.uri().path())),
+        "/openapi.json" if req.method() == hyper::Method::GET => {
+            body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
+        }
+        _ => rest::handle(cx, req).await,
     }
 }

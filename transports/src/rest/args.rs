@@ -1,0 +1,199 @@
+//! A REST request's arguments, assembled into the object the tool's inputSchema describes: path
+//! parameters, the query string (typed by the schema: integers, numbers, booleans, arrays,
+//! objects), and the JSON body or the one field that takes it. A value that does not convert stays
+//! a string, so schema validation names it with path, keyword and message.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use tooltable::numbers;
+
+use super::routes::Route;
+
+/// A request whose arguments cannot be assembled (400).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ArgsError(pub String);
+
+pub fn assemble(
+    route: &Route,
+    input_schema: &Value,
+    path: BTreeMap<String, String>,
+    query: Option<&str>,
+    body: &[u8],
+) -> Result<Value, ArgsError> {
+    let mut args = Map::new();
+    for (name, raw) in path {
+        let value = typed(input_schema, &name, vec![raw]);
+        args.insert(name, value);
+    }
+    let mut query_values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (k, v) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        query_values.entry(k.into_owned()).or_default().push(v.into_owned());
+    }
+    for (name, raws) in query_values {
+        if args.contains_key(&name) {
+            return Err(ArgsError(format!("`{name}` is given in the path; it cannot come from the query too")));
+        }
+        let value = typed(input_schema, &name, raws);
+        args.insert(name, value);
+    }
+    if body.iter().all(u8::is_ascii_whitespace) || !matches!(route.rest.method.as_str(), "POST" | "PUT" | "PATCH") {
+        return Ok(Value::Object(args));
+    }
+    let body: Value = serde_json::from_slice(body).map_err(|e| ArgsError(format!("the body is not JSON: {e}")))?;
+    match &route.rest.body {
+        Some(field) => {
+            if args.insert(field.clone(), body).is_some() {
+                return Err(ArgsError(format!("`{field}` is the body; it cannot come from the path or query too")));
+            }
+        }
+        None => {
+            let Value::Object(fields) = body else {
+                return Err(ArgsError("the body must be a JSON object of the operation's arguments".into()));
+            };
+            for (name, value) in fields {
+                if args.contains_key(&name) {
+                    return Err(ArgsError(format!("`{name}` is given twice: in the body and the path or query")));
+                }
+                args.insert(name, value);
+            }
+        }
+    }
+    Ok(Value::Object(args))
+}
+
+/// The value of a parameter given as text, converted to the type its property schema names.
+fn typed(schema: &Value, name: &str, mut raws: Vec<String>) -> Value {
+    let property = property_schema(schema, name);
+    let kind = property.map(type_of).unwrap_or("string");
+    if kind == "array" {
+        let items = property.and_then(|p| p.get("items"));
+        let item_kind = items.map(|i| type_of(resolve(schema, i))).unwrap_or("string");
+        return Value::Array(raws.into_iter().map(|r| convert(item_kind, r)).collect());
+    }
+    if raws.len() > 1 {
+        return Value::Array(raws.into_iter().map(Value::String).collect());
+    }
+    convert(kind, raws.pop().unwrap_or_default())
+}
+
+fn convert(kind: &str, raw: String) -> Value {
+    let converted = match kind {
+        "integer" => raw.parse::<i64>().ok().map(Value::from),
+        "number" => raw.parse::<f64>().ok().filter(|f| f.is_finite()).map(numbers::number),
+        "boolean" => match raw.as_str() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        "object" | "null" => serde_json::from_str(&raw).ok(),
+        _ => None,
+    };
+    converted.unwrap_or(Value::String(raw))
+}
+
+fn property_schema<'a>(schema: &'a Value, name: &str) -> Option<&'a Value> {
+    schema.get("properties")?.get(name).map(|p| resolve(schema, p))
+}
+
+/// Follows a local `#/$defs/..` reference one step.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => root.pointer(pointer).unwrap_or(schema),
+        None => schema,
+    }
+}
+
+/// The first non-null type a schema names, looking into `anyOf`/`oneOf` when it names none.
+fn type_of(schema: &Value) -> &str {
+    let named = match schema.get("type") {
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null"),
+        _ => None,
+    };
+    named
+        .or_else(|| {
+            ["anyOf", "oneOf"].iter().find_map(|k| {
+                schema.get(*k)?.as_array()?.iter().map(type_of).find(|t| *t != "null" && *t != "string")
+            })
+        })
+        .unwrap_or("string")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tooltable::{RestRoute, ToolDescriptor};
+
+    use crate::rest::routes::{Resolution, Routes};
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "id": { "type": "integer" },
+                "depth": { "type": ["integer", "null"] },
+                "ratio": { "type": "number" },
+                "deep": { "type": "boolean" },
+                "paths": { "type": "array", "items": { "type": "string" } },
+                "ids": { "type": "array", "items": { "type": "integer" } },
+                "filter": { "$ref": "#/$defs/Filter" },
+                "name": { "type": "string" },
+                "mutations": { "type": "object" },
+            },
+            "$defs": { "Filter": { "type": "object" } }
+        })
+    }
+
+    fn routes(method: &str, path: &str, body: Option<&str>) -> Routes {
+        let mut d = ToolDescriptor::new("t", "d", schema());
+        d.rest = Some(RestRoute { method: method.into(), path: path.into(), body: body.map(Into::into), status: 200 });
+        Routes::new(&[d])
+    }
+
+    fn run(routes: &Routes, method: &str, path: &str, query: Option<&str>, body: &str) -> Result<Value, ArgsError> {
+        let Resolution::Found(route, params) = routes.resolve(method, path) else { panic!("no route") };
+        assemble(route, &schema(), params, query, body.as_bytes())
+    }
+
+    #[test]
+    fn query_values_take_the_schema_types() {
+        let r = routes("GET", "/models/{id}", None);
+        let q = "depth=2&ratio=0.5&deep=true&paths=%24.a&paths=%24.b&ids=1&ids=x&filter=%7B%22k%22%3A1%7D&name=42";
+        let args = run(&r, "GET", "/models/7", Some(q), "").unwrap();
+        assert_eq!(
+            args,
+            json!({ "id": 7, "depth": 2, "ratio": 0.5, "deep": true, "paths": ["$.a", "$.b"], "ids": [1, "x"], "filter": { "k": 1 }, "name": "42" })
+        );
+        let args = run(&r, "GET", "/models/abc", Some("deep=yes"), "").unwrap();
+        assert_eq!(args, json!({ "id": "abc", "deep": "yes" }), "unconvertible values stay strings for validation");
+    }
+
+    #[test]
+    fn the_body_is_the_arguments_or_one_field() {
+        let r = routes("POST", "/models/{id}", None);
+        assert_eq!(run(&r, "POST", "/models/1", None, r#"{"name":"n"}"#).unwrap(), json!({ "id": 1, "name": "n" }));
+        assert!(run(&r, "POST", "/models/1", None, r#"{"id":2}"#).is_err());
+        assert!(run(&r, "POST", "/models/1", None, "[1]").is_err());
+        assert!(run(&r, "POST", "/models/1", None, "{").is_err());
+        let r = routes("POST", "/models/{id}/mutations", Some("mutations"));
+        let args = run(&r, "POST", "/models/1/mutations", Some("deep=false"), r#"{"$.a":1}"#).unwrap();
+        assert_eq!(args, json!({ "id": 1, "deep": false, "mutations": { "$.a": 1 } }));
+    }
+
+    #[test]
+    fn routes_prefer_literals_and_report_methods() {
+        let mut a = ToolDescriptor::new("by_id", "d", schema());
+        a.rest = Some(RestRoute { method: "GET".into(), path: "/models/{id}".into(), body: None, status: 200 });
+        let mut b = ToolDescriptor::new("count", "d", schema());
+        b.rest = Some(RestRoute { method: "GET".into(), path: "/models/count".into(), body: None, status: 200 });
+        let mut c = ToolDescriptor::new("delete", "d", schema());
+        c.rest = Some(RestRoute { method: "DELETE".into(), path: "/models/{id}".into(), body: None, status: 200 });
+        let routes = Routes::new(&[a, b, c]);
+        assert!(matches!(routes.resolve("GET", "/models/count"), Resolution::Found(r, _) if r.tool == "count"));
+        assert!(matches!(routes.resolve("GET", "/models/x%2Fy"), Resolution::Found(r, p) if r.tool == "by_id" && p["id"] == "x/y"));
+        assert!(matches!(routes.resolve("PUT", "/models/1"), Resolution::WrongMethod(m) if m == ["DELETE", "GET"]));
+        assert!(matches!(routes.resolve("GET", "/nothing"), Resolution::NotFound));
+    }
+}

@@ -1,0 +1,58 @@
+//! REST: every operation with a `rest` route served at it, from the same table as MCP. Errors are
+//! JSON with the status their kind maps to (the one mapping, also shown in `/openapi.json`).
+
+pub mod args;
+pub mod openapi;
+pub mod routes;
+
+use hyper::body::Incoming;
+use hyper::header::{ALLOW, HeaderValue};
+use hyper::{Request, StatusCode};
+use tooltable::{Cx, Output};
+
+use crate::http::HttpContext;
+use crate::http::body::{self, BodyError, HttpResponse};
+use routes::Resolution;
+
+pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+    let method = req.method().as_str().to_owned();
+    let path = req.uri().path().to_owned();
+    let query = req.uri().query().map(str::to_owned);
+    let (route, params) = match cx.routes.resolve(&method, &path) {
+        Resolution::Found(route, params) => (route, params),
+        Resolution::NotFound => return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}")),
+        Resolution::WrongMethod(methods) => {
+            let allow = methods.join(", ");
+            let mut r = body::error(StatusCode::METHOD_NOT_ALLOWED, format!("{path} allows {allow}, not {method}"));
+            if let Ok(v) = HeaderValue::from_str(&allow) {
+                r.headers_mut().insert(ALLOW, v);
+            }
+            return r;
+        }
+    };
+    let bytes = match body::read_limited(req.into_body(), cx.options.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge) => {
+            let message = format!("the body exceeds the limit of {} bytes", cx.options.max_body_bytes);
+            return body::error(StatusCode::PAYLOAD_TOO_LARGE, message);
+        }
+        Err(BodyError::Broken) => return body::error(StatusCode::BAD_REQUEST, "the body could not be read"),
+    };
+    let Some(entry) = cx.server.table().get(&route.tool) else {
+        return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}"));
+    };
+    let args = match args::assemble(route, &entry.descriptor.input_schema, params, query.as_deref(), &bytes) {
+        Ok(args) => args,
+        Err(e) => return body::error(StatusCode::BAD_REQUEST, e.0),
+    };
+    let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
+    match cx.server.call_tool(Cx::detached(&cx.server), &route.tool, Some(args)).await {
+        Ok(Ok(Output::Json(value))) => body::json(status, &value),
+        Ok(Ok(Output::Content(content))) => body::json(status, &serde_json::json!(content)),
+        Ok(Err(failure)) => {
+            let status = StatusCode::from_u16(failure.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            body::json(status, &failure.body)
+        }
+        Err(e) => body::error(StatusCode::BAD_REQUEST, e.message),
+    }
+}

@@ -1,0 +1,169 @@
+//! The OpenAPI 3.1 document of a table's REST routes: operationId = tool name, summary and
+//! description from the doc comment, parameters, requestBody, and responses with their schemas,
+//! including the error shape under the status each error kind maps to.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+use tooltable::{ErrorKind, ServerInfo, ToolDescriptor};
+
+/// Builds the document. Each schema's `$defs` move to `components/schemas` (a `#/$defs/..`
+/// reference would otherwise point into the document root), renamed where two differ.
+pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescriptor]) -> Value {
+    let mut components = Components::default();
+    let mut paths: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+    for tool in tools {
+        let Some(rest) = &tool.rest else { continue };
+        let input = components.hoist(&tool.input_schema);
+        let path_params: Vec<&str> = rest.path_params().collect();
+        let required: Vec<&str> =
+            input.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let properties = input.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+        let has_body = matches!(rest.method.as_str(), "POST" | "PUT" | "PATCH");
+
+        let mut parameters = Vec::new();
+        let mut body_properties = Map::new();
+        for (name, schema) in &properties {
+            let location = if path_params.contains(&name.as_str()) {
+                "path"
+            } else if has_body && rest.body.as_deref() != Some(name.as_str()) && rest.body.is_none() {
+                body_properties.insert(name.clone(), schema.clone());
+                continue;
+            } else if rest.body.as_deref() == Some(name.as_str()) {
+                continue;
+            } else {
+                "query"
+            };
+            let mut p = Map::new();
+            p.insert("name".into(), json!(name));
+            p.insert("in".into(), json!(location));
+            p.insert("required".into(), json!(location == "path" || required.contains(&name.as_str())));
+            if let Some(d) = schema.get("description") {
+                p.insert("description".into(), d.clone());
+            }
+            p.insert("schema".into(), schema.clone());
+            parameters.push(Value::Object(p));
+        }
+
+        let mut op = Map::new();
+        op.insert("operationId".into(), json!(tool.name));
+        op.insert("summary".into(), json!(tool.title.clone().unwrap_or_else(|| first_line(&tool.description))));
+        op.insert("description".into(), json!(tool.description));
+        if !parameters.is_empty() {
+            op.insert("parameters".into(), Value::Array(parameters));
+        }
+        if has_body {
+            let body_schema = match &rest.body {
+                Some(field) => properties.get(field).cloned().unwrap_or(json!({})),
+                None => {
+                    let body_required: Vec<&str> =
+                        required.iter().copied().filter(|r| !path_params.contains(r)).collect();
+                    json!({ "type": "object", "properties": body_properties, "required": body_required })
+                }
+            };
+            let required = rest.body.as_deref().is_some_and(|f| required.contains(&f));
+            op.insert(
+                "requestBody".into(),
+                json!({ "required": required, "content": { "application/json": { "schema": body_schema } } }),
+            );
+        }
+        let mut responses = Map::new();
+        let success = match &tool.output_schema {
+            Some(schema) => json!({ "description": "The operation's result.", "content": { "application/json": { "schema": components.hoist(schema) } } }),
+            None => json!({ "description": "The operation's result (any JSON).", "content": { "application/json": { "schema": {} } } }),
+        };
+        responses.insert(rest.status.to_string(), success);
+        for kind in ErrorKind::ALL {
+            responses.insert(
+                kind.http_status().to_string(),
+                json!({ "description": error_description(kind), "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }),
+            );
+        }
+        op.insert("responses".into(), Value::Object(responses));
+        paths.entry(rest.path.clone()).or_default().insert(rest.method.to_lowercase(), Value::Object(op));
+    }
+    components.schemas.insert(
+        "Error".into(),
+        json!({
+            "type": "object",
+            "description": "A failure: `error` says what went wrong; error types add their own fields (violations, expected, actual...).",
+            "properties": { "error": { "type": "string" } },
+            "required": ["error"],
+        }),
+    );
+    let mut info_object = Map::new();
+    info_object.insert("title".into(), json!(info.name));
+    info_object.insert("version".into(), json!(info.version));
+    if let Some(d) = description {
+        info_object.insert("description".into(), json!(d));
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": info_object,
+        "paths": paths,
+        "components": { "schemas": components.schemas },
+    })
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_owned()
+}
+
+fn error_description(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::InvalidInput => "Invalid input: arguments that break the input schema, or a value the operation refuses.",
+        ErrorKind::NotFound => "Not found.",
+        ErrorKind::Conflict => "Conflict with the current state.",
+        ErrorKind::BadRequest => "Bad request: a malformed body or query.",
+        ErrorKind::TooLarge => "Too large.",
+        ErrorKind::Internal => "Internal error.",
+    }
+}
+
+#[derive(Default)]
+struct Components {
+    schemas: BTreeMap<String, Value>,
+}
+
+impl Components {
+    /// The schema without `$schema` and `$defs`, its definitions moved to the components and its
+    /// references rewritten to them.
+    fn hoist(&mut self, schema: &Value) -> Value {
+        let mut schema = schema.clone();
+        let Some(root) = schema.as_object_mut() else { return schema };
+        root.remove("$schema");
+        let defs = root.remove("$defs").and_then(|d| d.as_object().cloned()).unwrap_or_default();
+        let mut renames = BTreeMap::new();
+        for (name, def) in &defs {
+            let mut unique = name.clone();
+            let mut n = 2;
+            while self.schemas.get(&unique).is_some_and(|existing| existing != def) {
+                unique = format!("{name}{n}");
+                n += 1;
+            }
+            renames.insert(name.clone(), unique);
+        }
+        for (name, mut def) in defs {
+            rewrite_refs(&mut def, &renames);
+            self.schemas.insert(renames[&name].clone(), def);
+        }
+        rewrite_refs(&mut schema, &renames);
+        schema
+    }
+}
+
+fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get_mut("$ref") {
+                if let Some(name) = r.strip_prefix("#/$defs/") {
+                    let name = renames.get(name).cloned().unwrap_or_else(|| name.to_owned());
+                    *r = format!("#/components/schemas/{name}");
+                }
+            }
+            map.values_mut().for_each(|v| rewrite_refs(v, renames));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, renames)),
+        _ => {}
+    }
+}

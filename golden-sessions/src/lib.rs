@@ -1,1 +1,4 @@
-//! Golden sessions: the session file format (replay and docs generation build on it).
+//! Golden sessions for tooltable servers. This crate starts with the raw MCP client that drives a
+//! real server process over stdio or Streamable HTTP, one JSON-RPC message at a time.
+
+pub mod client;

@@ -31,15 +31,16 @@ impl std::fmt::Display for Refusal {
 
 impl AccessPolicy {
     /// Checks the request's `Host` and, when present, its `Origin`.
+    /// Every value counts: a second `Host` or `Origin` header cannot smuggle another site in.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        if let Some(host) = headers.get(HOST) {
+        for host in headers.get_all(HOST) {
             let host = host.to_str().unwrap_or("");
             let name = host_name(host);
             if !is_local(name) && !allows(&self.allowed_hosts, name) {
                 return Err(Refusal::Host(host.to_owned()));
             }
         }
-        if let Some(origin) = headers.get(ORIGIN) {
+        for origin in headers.get_all(ORIGIN) {
             let origin = origin.to_str().unwrap_or("");
             let local = origin
                 .split_once("://")

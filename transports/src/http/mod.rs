@@ -77,6 +77,7 @@ pub async fn serve<S: Send + Sync + 'static>(
     let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi });
     let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
     loop {
         let (stream, _) = tokio::select! {
@@ -100,18 +101,22 @@ pub async fn serve<S: Send + Sync + 'static>(
         });
         let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
-        tokio::spawn(async move {
+        connections.spawn(async move {
             if let Err(e) = conn.await {
                 tracing::debug!("connection ended: {e}");
             }
         });
+        while connections.try_join_next().is_some() {}
     }
+    drop(listener);
     reaper.abort();
-    // Open event streams would hold the shutdown forever: end them; requests still running finish.
-    cx.sessions.clear();
+    // Standalone event streams never end by themselves: close them; requests in flight finish.
+    cx.sessions.end_standalone_streams();
     if tokio::time::timeout(cx.options.shutdown_grace, graceful.shutdown()).await.is_err() {
         tracing::warn!("shutdown grace period over; dropping the connections still open");
+        connections.abort_all();
     }
+    cx.sessions.clear();
     Ok(())
 }
 

@@ -77,7 +77,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub fn remove(&self, id: &str) -> bool {
         let removed = lock(&self.sessions).remove(id);
         if let Some(s) = &removed {
-            s.session.close();
+            end(s);
         }
         removed.is_some()
     }
@@ -87,20 +87,39 @@ impl<S: Send + Sync + 'static> Registry<S> {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
         let before = sessions.len();
-        sessions.retain(|_, s| now.duration_since(*lock(&s.last_seen)) < self.idle);
+        sessions.retain(|_, s| {
+            let live = now.duration_since(*lock(&s.last_seen)) < self.idle;
+            if !live {
+                end(s);
+            }
+            live
+        });
         before - sessions.len()
     }
 
-    /// Ends every session (shutdown).
+    /// Ends every session (the end of a shutdown).
     pub fn clear(&self) {
         for (_, s) in lock(&self.sessions).drain() {
-            s.session.close();
+            end(&s);
+        }
+    }
+
+    /// Ends the standalone streams, so that only requests in flight hold a shutdown.
+    pub fn end_standalone_streams(&self) {
+        for s in lock(&self.sessions).values() {
+            s.streams().end_standalone();
         }
     }
 
     pub fn idle_limit(&self) -> Duration {
         self.idle
     }
+}
+
+/// Aborts a session's calls and answers the requests still waiting, so no POST hangs.
+fn end<S: Send + Sync + 'static>(s: &HttpSession<S>) {
+    s.session.close();
+    s.streams().close_all();
 }
 
 /// 128 random bits as 32 hex digits: visible ASCII, as MCP requires.

@@ -43,6 +43,8 @@ pub struct Streams {
     live: HashMap<u64, mpsc::UnboundedSender<Bytes>>,
     logs: HashMap<u64, StreamLog>,
     finished: VecDeque<u64>,
+    /// GET-stream events sent while no GET stream was open, delivered when one opens.
+    undelivered: VecDeque<Bytes>,
 }
 
 impl Streams {
@@ -58,6 +60,7 @@ impl Streams {
             live: HashMap::new(),
             logs,
             finished: VecDeque::new(),
+            undelivered: VecDeque::new(),
         }
     }
 
@@ -137,10 +140,24 @@ impl Streams {
             log.events.pop_front();
         }
         log.events.push_back((seq, frame.clone()));
-        if let Some(tx) = self.live.get(&stream) {
-            if tx.send(frame).is_err() {
-                self.live.remove(&stream);
+        match self.live.get(&stream) {
+            Some(tx) => {
+                if let Err(unsent) = tx.send(frame) {
+                    self.live.remove(&stream);
+                    self.hold(stream, unsent.0);
+                }
             }
+            None => self.hold(stream, frame),
+        }
+    }
+
+    /// Keeps a GET-stream event no connection took, for the next GET.
+    fn hold(&mut self, stream: u64, frame: Bytes) {
+        if stream == GET_STREAM {
+            if self.undelivered.len() == LOG_EVENTS {
+                self.undelivered.pop_front();
+            }
+            self.undelivered.push_back(frame);
         }
     }
 
@@ -175,16 +192,24 @@ impl Streams {
             }
             None => {
                 self.prime(&tx, GET_STREAM);
+                for frame in self.undelivered.drain(..) {
+                    let _ = tx.send(frame);
+                }
                 self.live.insert(GET_STREAM, tx);
             }
         }
         rx
     }
 
-    /// Ends every stream (session deleted or server shutting down).
+    /// Ends every stream and fails every request still waiting (the session is gone).
     pub fn close_all(&mut self) {
         self.live.clear();
         self.waiting.clear();
+    }
+
+    /// Ends the standalone GET stream, which would otherwise hold a shutdown open forever.
+    pub fn end_standalone(&mut self) {
+        self.live.remove(&GET_STREAM);
     }
 }
 
@@ -242,6 +267,18 @@ mod tests {
         s.route(msg("{\"r\":7}", Route::Reply(id)));
         let mut resumed = s.attach(Some("1-0"));
         assert_eq!(drain(&mut resumed), ["id: 1-2\nevent: message\ndata: {\"r\":7}\n\n"]);
+    }
+
+    #[test]
+    fn get_stream_events_wait_for_the_first_get() {
+        let mut s = Streams::new(500);
+        s.route(msg("{\"log\":1}", Route::Session));
+        let mut get = s.attach(None);
+        let frames = drain(&mut get);
+        assert_eq!(frames.len(), 2, "priming, then the held event: {frames:?}");
+        assert!(frames[1].contains("{\"log\":1}"));
+        let mut again = s.attach(None);
+        assert_eq!(drain(&mut again).len(), 1, "delivered events are not sent twice");
     }
 
     #[test]

@@ -1,0 +1,164 @@
+//! Streamable HTTP: each message is a POST to the endpoint; a JSON answer or every event of an
+//! event-stream answer lands in the inbox. The session id and protocol version learnt at
+//! initialize go on every later request; after `notifications/initialized` the GET stream opens.
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::ClientError;
+use super::sse::SseParser;
+
+pub struct HttpClient {
+    authority: String,
+    path: String,
+    session: Option<String>,
+    protocol_version: Option<String>,
+    outbox: mpsc::UnboundedSender<Value>,
+    pub(super) inbox: mpsc::UnboundedReceiver<Value>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+fn protocol(e: impl std::fmt::Display) -> ClientError {
+    ClientError::Protocol(e.to_string())
+}
+
+impl HttpClient {
+    /// A client of `http://host:port/path`.
+    pub fn new(url: &str) -> Result<Self, ClientError> {
+        let rest = url.strip_prefix("http://").ok_or_else(|| protocol(format!("not an http:// URL: {url}")))?;
+        let (authority, path) = rest.split_once('/').map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
+        let (outbox, inbox) = mpsc::unbounded_channel();
+        Ok(HttpClient {
+            authority: authority.to_owned(),
+            path,
+            session: None,
+            protocol_version: None,
+            outbox,
+            inbox,
+            readers: Vec::new(),
+        })
+    }
+
+    /// The session id the server issued, once it has.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    async fn request(&self, method: Method, body: Option<String>) -> Result<Response<Incoming>, ClientError> {
+        let stream = TcpStream::connect(&self.authority).await?;
+        stream.set_nodelay(true)?;
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(protocol)?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        let mut req = Request::builder()
+            .method(method)
+            .uri(&self.path)
+            .header(HOST, &self.authority)
+            .header(ACCEPT, "application/json, text/event-stream");
+        if body.is_some() {
+            req = req.header(CONTENT_TYPE, "application/json");
+        }
+        if let Some(session) = &self.session {
+            req = req.header("mcp-session-id", session);
+        }
+        if let Some(version) = &self.protocol_version {
+            req = req.header("mcp-protocol-version", version);
+        }
+        let req = req.body(Full::new(Bytes::from(body.unwrap_or_default()))).map_err(protocol)?;
+        sender.send_request(req).await.map_err(protocol)
+    }
+
+    pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let response = self.request(Method::POST, Some(msg.to_string())).await?;
+        if let Some(session) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+            self.session = Some(session.to_owned());
+        }
+        let status = response.status();
+        let streaming = is_event_stream(&response);
+        if status == StatusCode::ACCEPTED {
+            if method == "notifications/initialized" {
+                self.open_get_stream().await?;
+            }
+            return Ok(());
+        }
+        if streaming && status.is_success() {
+            self.readers.push(spawn_events(response.into_body(), self.outbox.clone()));
+            return Ok(());
+        }
+        let body = response.into_body().collect().await.map_err(protocol)?.to_bytes();
+        let answer: Value = serde_json::from_slice(&body)
+            .map_err(|_| protocol(format!("HTTP {status}: {}", String::from_utf8_lossy(&body))))?;
+        if answer.get("jsonrpc").is_none() {
+            return Err(protocol(format!("HTTP {status}: {answer}")));
+        }
+        if method == "initialize" {
+            if let Some(v) = answer.pointer("/result/protocolVersion").and_then(Value::as_str) {
+                self.protocol_version = Some(v.to_owned());
+            }
+        }
+        let _ = self.outbox.send(answer);
+        Ok(())
+    }
+
+    /// Opens the standalone GET stream for messages that belong to no request.
+    async fn open_get_stream(&mut self) -> Result<(), ClientError> {
+        let response = self.request(Method::GET, None).await?;
+        if response.status().is_success() && is_event_stream(&response) {
+            self.readers.push(spawn_events(response.into_body(), self.outbox.clone()));
+        }
+        Ok(())
+    }
+
+    pub async fn close(self) -> Result<(), ClientError> {
+        if self.session.is_some() {
+            let response = self.request(Method::DELETE, None).await?;
+            if !response.status().is_success() {
+                return Err(protocol(format!("DELETE answered {}", response.status())));
+            }
+        }
+        for reader in &self.readers {
+            reader.abort();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for HttpClient {
+    fn drop(&mut self) {
+        for reader in &self.readers {
+            reader.abort();
+        }
+    }
+}
+
+fn is_event_stream(response: &Response<Incoming>) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+fn spawn_events(mut body: Incoming, outbox: mpsc::UnboundedSender<Value>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut parser = SseParser::default();
+        while let Some(Ok(frame)) = body.frame().await {
+            let Some(chunk) = frame.data_ref() else { continue };
+            for data in parser.feed(chunk) {
+                let msg = serde_json::from_str(&data).unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {data}")));
+                if outbox.send(msg).is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}

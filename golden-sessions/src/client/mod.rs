@@ -1,0 +1,93 @@
+//! A raw MCP client: sends JSON-RPC messages as they are and hands back every message the server
+//! sends, over stdio (a child process) or Streamable HTTP (POST, SSE, GET stream, session header).
+
+mod http;
+mod sse;
+mod stdio;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+pub use http::HttpClient;
+pub use stdio::StdioClient;
+
+/// Why the client could not do what it was asked.
+#[derive(Debug)]
+pub enum ClientError {
+    /// The server process or socket could not be reached.
+    Io(std::io::Error),
+    /// The server answered with something that is not an MCP message (status and body).
+    Protocol(String),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Io(e) => write!(f, "i/o: {e}"),
+            ClientError::Protocol(m) => write!(f, "protocol: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl From<std::io::Error> for ClientError {
+    fn from(e: std::io::Error) -> Self {
+        ClientError::Io(e)
+    }
+}
+
+/// Either transport, with one way to send and receive.
+pub enum Client {
+    Stdio(StdioClient),
+    Http(HttpClient),
+}
+
+impl Client {
+    /// Sends one message.
+    pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
+        match self {
+            Client::Stdio(c) => c.send(msg).await,
+            Client::Http(c) => c.send(msg).await,
+        }
+    }
+
+    /// The next message from the server, or `None` when none comes within `wait`.
+    pub async fn recv(&mut self, wait: Duration) -> Option<Value> {
+        let inbox = match self {
+            Client::Stdio(c) => &mut c.inbox,
+            Client::Http(c) => &mut c.inbox,
+        };
+        recv(inbox, wait).await
+    }
+
+    /// Messages up to and including the response to `id` (notifications and server requests
+    /// before it), or an error when it does not come within `wait`.
+    pub async fn until_response(&mut self, id: &Value, wait: Duration) -> Result<(Vec<Value>, Value), ClientError> {
+        let mut before = Vec::new();
+        loop {
+            let msg = self
+                .recv(wait)
+                .await
+                .ok_or_else(|| ClientError::Protocol(format!("no response to id {id} within {wait:?}")))?;
+            if msg.get("method").is_none() && msg.get("id") == Some(id) {
+                return Ok((before, msg));
+            }
+            before.push(msg);
+        }
+    }
+
+    /// Ends the session: closes stdin and waits for the process, or sends DELETE.
+    pub async fn close(self) -> Result<(), ClientError> {
+        match self {
+            Client::Stdio(c) => c.close().await,
+            Client::Http(c) => c.close().await,
+        }
+    }
+}
+
+async fn recv(inbox: &mut mpsc::UnboundedReceiver<Value>, wait: Duration) -> Option<Value> {
+    tokio::time::timeout(wait, inbox.recv()).await.ok().flatten()
+}

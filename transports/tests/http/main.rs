@@ -1,0 +1,6 @@
+//! The HTTP transport served in process on a free port, driven by a real HTTP client.
+
+mod mcp;
+mod openapi;
+mod rest;
+mod support;

@@ -1,0 +1,161 @@
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tooltable_transports::http::HttpOptions;
+use tooltable_transports::http::guard::AccessPolicy;
+
+use crate::support::{Reply, send, start};
+
+const JSON_AND_SSE: (&str, &str) = ("accept", "application/json, text/event-stream");
+const CONTENT_JSON: (&str, &str) = ("content-type", "application/json");
+
+async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value) -> Reply {
+    let mut headers = vec![JSON_AND_SSE, CONTENT_JSON];
+    if let Some(s) = session {
+        headers.push(("mcp-session-id", s));
+    }
+    send(addr, "POST", "/mcp", &headers, &msg.to_string()).await
+}
+
+async fn initialize(addr: std::net::SocketAddr) -> String {
+    let r = post(addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let session = r.header("mcp-session-id").expect("a session id").to_owned();
+    let n = post(addr, Some(&session), json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    assert_eq!(n.status, 202);
+    assert!(n.body.is_empty());
+    session
+}
+
+/// The `data` of each event of an event-stream body, and each event's id.
+fn events(r: &Reply) -> Vec<(String, String)> {
+    let text = String::from_utf8_lossy(&r.body);
+    text.split("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| {
+            let field = |name: &str| e.lines().find_map(|l| l.strip_prefix(name)).unwrap_or("").trim().to_owned();
+            (field("id:"), field("data:"))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn sessions_are_random_required_and_deletable() {
+    let s = start(HttpOptions::default()).await;
+    let a = initialize(s.addr).await;
+    let b = initialize(s.addr).await;
+    assert_ne!(a, b);
+    assert!(a.len() == 32 && a.bytes().all(|c| c.is_ascii_hexdigit()), "{a}");
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    assert_eq!(post(s.addr, None, ping.clone()).await.status, 400);
+    assert_eq!(post(s.addr, Some("0000"), ping.clone()).await.status, 404);
+    let r = post(s.addr, Some(&a), ping.clone()).await;
+    assert_eq!(r.json(), json!({ "jsonrpc": "2.0", "id": 2, "result": {} }));
+    let d = send(s.addr, "DELETE", "/mcp", &[("mcp-session-id", a.as_str())], "").await;
+    assert_eq!(d.status, 200);
+    assert_eq!(post(s.addr, Some(&a), ping.clone()).await.status, 404);
+    assert_eq!(post(s.addr, Some(&b), ping).await.status, 200, "other sessions live on");
+}
+
+#[tokio::test]
+async fn idle_sessions_expire() {
+    let s = start(HttpOptions { session_idle: Duration::from_millis(200), ..HttpOptions::default() }).await;
+    let session = initialize(s.addr).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let r = post(s.addr, Some(&session), json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn headers_are_checked() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" }).to_string();
+    let with = |extra: (&'static str, &'static str)| vec![JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str()), extra];
+    assert_eq!(send(s.addr, "POST", "/mcp", &with(("mcp-protocol-version", "1999-01-01")), &ping).await.status, 400);
+    assert_eq!(send(s.addr, "POST", "/mcp", &with(("mcp-protocol-version", "2025-06-18")), &ping).await.status, 200);
+    assert_eq!(send(s.addr, "POST", "/mcp", &with(("origin", "http://evil.example.com")), &ping).await.status, 403);
+    assert_eq!(send(s.addr, "POST", "/mcp", &with(("origin", "http://localhost:5173")), &ping).await.status, 200);
+    let evil_host = send(s.addr, "GET", "/openapi.json", &[("host", "evil.example.com")], "").await;
+    assert_eq!(evil_host.status, 403);
+    let r = send(s.addr, "POST", "/mcp", &[JSON_AND_SSE, ("content-type", "text/plain")], &ping).await;
+    assert_eq!(r.status, 415);
+    let r = send(s.addr, "POST", "/mcp", &[("accept", "text/html"), CONTENT_JSON], &ping).await;
+    assert_eq!(r.status, 406);
+}
+
+#[tokio::test]
+async fn an_allowed_origin_passes() {
+    let access = AccessPolicy { allowed_origins: vec!["https://app.example.com".into()], allowed_hosts: vec![] };
+    let s = start(HttpOptions { access, ..HttpOptions::default() }).await;
+    let r = send(s.addr, "GET", "/openapi.json", &[("origin", "https://app.example.com")], "").await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn malformed_messages_get_json_rpc_errors() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let headers = [JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str())];
+    let r = send(s.addr, "POST", "/mcp", &headers, "{not json").await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], -32700);
+    let r = send(s.addr, "POST", "/mcp", &headers, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
+    assert_eq!(r.json()["error"]["code"], -32600);
+}
+
+#[tokio::test]
+async fn a_call_with_progress_streams_its_events_then_its_response() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let call = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": { "name": "slow", "arguments": { "ms": 10 }, "_meta": { "progressToken": "p" } } });
+    let r = post(s.addr, Some(&session), call).await;
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let events = events(&r);
+    assert_eq!(events.len(), 4, "{events:?}");
+    assert_eq!(events[0].1, "", "a priming event first");
+    assert!(String::from_utf8_lossy(&r.body).starts_with("id: ") && String::from_utf8_lossy(&r.body).contains("retry: "));
+    let progress: Vec<Value> = events[1..3].iter().map(|(_, d)| serde_json::from_str(d).unwrap()).collect();
+    assert_eq!(progress[0]["params"]["progress"], 1);
+    assert_eq!(progress[1]["params"]["progress"], 2);
+    let response: Value = serde_json::from_str(&events[3].1).unwrap();
+    assert_eq!(response["result"]["structuredContent"], json!({ "slept": 10 }));
+    let mut ids: Vec<&String> = events.iter().map(|(id, _)| id).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "event ids are unique");
+}
+
+#[tokio::test]
+async fn a_closed_stream_resumes_with_last_event_id() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let call = json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": { "name": "detach", "arguments": {} } });
+    let r = post(s.addr, Some(&session), call).await;
+    let first = events(&r);
+    assert_eq!(first.len(), 1, "only the priming event before the stream closed: {first:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let headers = [("accept", "text/event-stream"), ("mcp-session-id", session.as_str()), ("last-event-id", first[0].0.as_str())];
+    let resumed = send(s.addr, "GET", "/mcp", &headers, "").await;
+    let replayed = events(&resumed);
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    let response: Value = serde_json::from_str(&replayed[0].1).unwrap();
+    assert_eq!(response["id"], 9);
+    assert_eq!(response["result"]["structuredContent"], json!({ "resumed": true }));
+}
+
+#[tokio::test]
+async fn shutdown_lets_a_running_call_finish() {
+    let mut s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let addr = s.addr;
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "slow", "arguments": { "ms": 400 } } });
+    let running = tokio::spawn(async move { post(addr, Some(&session), call).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(s.stop.take());
+    let r = running.await.unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["structuredContent"], json!({ "slept": 400 }));
+    tokio::time::timeout(Duration::from_secs(5), &mut s.done).await.expect("the server stopped").unwrap().unwrap();
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "no more connections");
+}

@@ -1,0 +1,300 @@
+//! One reactive cycle: validate the writes, write them, fill defaults into new containers,
+//! recompute the dirty derivations in order, then meta, constraints and effects. The caller
+//! keeps the state from before and puts it back when the cycle fails.
+
+use serde_json::{Map, Value, json};
+
+use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode};
+use super::jsonata::{Env, is_truthy};
+use super::limits;
+use super::path::{Path, Seg};
+use super::schema::{self, Violation};
+use super::spec::Policy;
+use super::state::{EffectMemory, State};
+use super::trace::{ConstraintFailure, CycleOutcome, Trace};
+
+/// Why a cycle was refused; the state is to be restored by the caller.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CycleError {
+    Schema(Vec<Violation>),
+    Constraint(Vec<ConstraintFailure>),
+    TooLarge(String),
+    Library(String),
+}
+
+/// Statuses under which an effect is already on its way and is not emitted again.
+const BUSY_STATUSES: &[&str] = &["pending", "in-flight", "in_flight", "running"];
+
+/// Runs one cycle. `creation`: every container is new and every node is dirty.
+pub fn run(c: &Compiled, state: &mut State, writes: &[(Path, Value)], creation: bool) -> Result<CycleOutcome, CycleError> {
+    check_writes(c, state, writes)?;
+    let env = Env::new(&c.spec.constants, c.library.as_ref()).map_err(|e| CycleError::Library(e.0))?;
+    let mut run = Cycle { state, env: &env, out: CycleOutcome::default(), changed: Vec::new(), creation };
+
+    let before: Vec<Vec<Path>> = c.defaults.iter().map(|d| containers(&d.path, &run.state.doc)).collect();
+    for (path, value) in writes {
+        run.state.write(path, value.clone()).map_err(|e| CycleError::Schema(vec![violation(path, "type", e)]))?;
+        run.changed.push(path.clone());
+        run.out.mutated_paths.push(path.to_string());
+    }
+    for (node, before) in c.defaults.iter().zip(before) {
+        run.fill_defaults(node, &before);
+    }
+
+    let dirty = if creation {
+        c.graph.order().to_vec()
+    } else {
+        let seeds = c.derivations.iter().enumerate().filter(|(_, d)| {
+            run.touched(&d.bound.reads) || run.changed.iter().any(|w| w.overlaps(&d.path))
+        });
+        c.graph.downstream(seeds.map(|(i, _)| i).collect::<Vec<_>>())
+    };
+    for i in dirty {
+        let d = &c.derivations[i];
+        if !d.lazy {
+            run.derive(d);
+        }
+    }
+    for m in &c.metas {
+        if run.creation || run.touched(&m.bound.reads) {
+            run.meta(m);
+        }
+    }
+    for k in &c.constraints {
+        if run.creation || run.touched(&k.bound.reads) {
+            run.constraint(k);
+        }
+    }
+    let rollbacks: Vec<ConstraintFailure> = run.out.flagged.iter().filter(|f| f.policy == Policy::Rollback).cloned().collect();
+    if !rollbacks.is_empty() {
+        return Err(CycleError::Constraint(rollbacks));
+    }
+    for e in &c.effects {
+        let reads_dedupe = e.dedupe_key.as_ref().is_some_and(|k| run.touched(&k.reads));
+        if run.creation || run.touched(&e.trigger.reads) || reads_dedupe {
+            run.effect(e);
+        }
+    }
+    Ok(run.out)
+}
+
+/// Step 1: every write is checked before anything is written; all violations are reported.
+fn check_writes(c: &Compiled, state: &State, writes: &[(Path, Value)]) -> Result<(), CycleError> {
+    let mut violations = Vec::new();
+    for (path, value) in writes {
+        if let Some(why) = limits::check_value(value) {
+            return Err(CycleError::TooLarge(format!("{path}: {why}")));
+        }
+        if path.has_wildcard() {
+            violations.push(violation(path, "path", format!("{path} has a wildcard; write each element's address")));
+            continue;
+        }
+        if let Some(d) = c.derivations.iter().find(|d| d.path.overlaps(path) && path.segs().len() >= d.path.segs().len()) {
+            let why = format!("{path} is derived by `{}` and cannot be written", d.bound.expr.source());
+            violations.push(violation(path, "readOnly", why));
+            continue;
+        }
+        violations.extend(schema::check_write(&c.spec.schema, path, value, state.meta.get(path)));
+    }
+    if violations.is_empty() { Ok(()) } else { Err(CycleError::Schema(violations)) }
+}
+
+fn violation(path: &Path, keyword: &str, message: impl Into<String>) -> Violation {
+    Violation { path: path.to_string(), keyword: keyword.to_owned(), message: message.into() }
+}
+
+/// The objects in `doc` that a `defaultValues` path names.
+fn containers(pattern: &Path, doc: &Value) -> Vec<Path> {
+    pattern.expand(doc).into_iter().filter(|p| p.get(doc).is_some_and(Value::is_object)).collect()
+}
+
+fn parent_of(path: &Path) -> Path {
+    Path(path.segs()[..path.segs().len().saturating_sub(1)].to_vec())
+}
+
+struct Cycle<'a> {
+    state: &'a mut State,
+    env: &'a Env,
+    out: CycleOutcome,
+    /// Addresses written or recomputed so far: what makes a node dirty.
+    changed: Vec<Path>,
+    creation: bool,
+}
+
+impl Cycle<'_> {
+    fn touched(&self, reads: &[Path]) -> bool {
+        reads.iter().any(|r| self.changed.iter().any(|w| w.overlaps(r)))
+    }
+
+    /// Evaluates `bound` on the document, or on the value at `at` when given, with `$parent`.
+    fn eval(&self, bound: &Bound, at: Option<&Path>, parent: &Path) -> Result<Option<Value>, String> {
+        let null = Value::Null;
+        let parent_value = parent.get(&self.state.doc).unwrap_or(&null);
+        let bindings = [("parent", parent_value)];
+        let result = match at {
+            None => self.env.eval_fields(&bound.expr, &self.state.doc, bound.projection.as_deref(), &bindings),
+            Some(p) => self.env.eval(&bound.expr, p.get(&self.state.doc).unwrap_or(&null), &bindings),
+        };
+        result.map_err(|e| e.0)
+    }
+
+    fn trace(&mut self, target: &Path, bound: &Bound, result: &Result<Option<Value>, String>, passed: Option<bool>) {
+        let (value, error) = match result {
+            Ok(Some(v)) => (v.clone(), None),
+            Ok(None) => (Value::Null, Some("the expression gave no value (undefined)".to_owned())),
+            Err(e) => (Value::Null, Some(e.clone())),
+        };
+        self.out.traces.push(Trace {
+            target_path: target.to_string(),
+            expression: bound.expr.source().to_owned(),
+            input_paths: bound.reads.iter().map(Path::to_string).collect(),
+            result: value,
+            constraint_passed: passed,
+            error_message: error,
+        });
+    }
+
+    /// Step 3: deep-fills what a `defaultValues` expression returns into each new container.
+    fn fill_defaults(&mut self, node: &DefaultNode, before: &[Path]) {
+        let root_fires = node.path.is_root() && self.creation;
+        for container in containers(&node.path, &self.state.doc) {
+            let is_new = if node.path.is_root() { root_fires } else { self.creation || !before.contains(&container) };
+            if !is_new {
+                continue;
+            }
+            let null = Value::Null;
+            let this = container.get(&self.state.doc).cloned().unwrap_or(Value::Null);
+            let parent = parent_of(&container);
+            let parent_value = parent.get(&self.state.doc).unwrap_or(&null).clone();
+            let filled = self.env.eval(&node.expr, &self.state.doc, &[("self", &this), ("parent", &parent_value)]);
+            if let Ok(Some(Value::Object(fill))) = filled {
+                self.deep_fill(&container, fill);
+            }
+        }
+    }
+
+    #[allow(clippy::collapsible_match)] // the write must follow the read's borrow
+    fn deep_fill(&mut self, at: &Path, fill: Map<String, Value>) {
+        for (key, value) in fill {
+            let path = at.child(Seg::Key(key));
+            match (path.get(&self.state.doc), value) {
+                (Some(Value::Object(_)), Value::Object(inner)) => self.deep_fill(&path, inner),
+                (None | Some(Value::Null), value) => {
+                    // A scalar in the way only stops this one field.
+                    if self.state.write(&path, value).is_ok() {
+                        self.changed.push(path);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Step 5: a derivation, once per element for a `[*]` path; an error or no value stores null.
+    fn derive(&mut self, d: &DerivationNode) {
+        let parent_pattern = parent_of(&d.path);
+        let Some(last) = d.path.segs().last().cloned() else { return };
+        let targets: Vec<(Path, Path)> = if d.path.has_wildcard() {
+            self.state.forget_derived(&d.path);
+            parent_pattern
+                .expand(&self.state.doc)
+                .into_iter()
+                .filter(|p| p.get(&self.state.doc).is_some_and(Value::is_object))
+                .map(|p| (p.child(last.clone()), p))
+                .collect()
+        } else {
+            vec![(d.path.clone(), parent_pattern)]
+        };
+        for (target, parent) in targets {
+            let result = self.eval(&d.bound, None, &parent);
+            let value = result.clone().ok().flatten().unwrap_or(Value::Null);
+            let stored = self.state.derive(&target, value);
+            match stored {
+                Ok(()) => self.trace(&target, &d.bound, &result, None),
+                Err(e) => self.trace(&target, &d.bound, &Err(format!("cannot store the value: {e}")), None),
+            }
+        }
+        self.changed.push(d.path.clone());
+        self.out.derived_updated.push(d.path.to_string());
+    }
+
+    /// Step 6: a meta value, beside the document.
+    fn meta(&mut self, m: &MetaNode) {
+        let targets: Vec<Path> = if m.path.has_wildcard() { m.path.expand(&self.state.doc) } else { vec![m.path.clone()] };
+        for target in targets {
+            let result = self.eval(&m.bound, None, &parent_of(&target));
+            self.trace(&target, &m.bound, &result, None);
+            self.state.set_meta(&target, &m.property, result.ok().flatten());
+        }
+        self.out.meta_updated.push(format!("{}#{}", m.path, m.property));
+    }
+
+    /// Step 7: a constraint, once per address it names. One whose inputs hold no value yet
+    /// (absent or null) is not evaluated: there is nothing to hold it against.
+    fn constraint(&mut self, k: &ConstraintNode) {
+        if !k.bound.reads.is_empty() && k.bound.reads.iter().all(|r| !self.holds_value(r)) {
+            return;
+        }
+        let sites: Vec<Option<Path>> = if k.paths.is_empty() {
+            vec![None]
+        } else {
+            k.paths.iter().flat_map(|p| p.expand(&self.state.doc)).filter(|p| p.get(&self.state.doc).is_some()).map(Some).collect()
+        };
+        for site in sites {
+            let parent = site.as_ref().map(parent_of).unwrap_or_default();
+            let result = self.eval(&k.bound, site.as_ref(), &parent);
+            let passed = matches!(&result, Ok(v) if is_truthy(v.as_ref()));
+            self.trace(&site.unwrap_or_default(), &k.bound, &result, Some(passed));
+            if !passed {
+                self.out.flagged.push(ConstraintFailure { constraint_id: k.id.clone(), message: k.message.clone(), policy: k.policy });
+                return;
+            }
+        }
+    }
+
+    fn holds_value(&self, read: &Path) -> bool {
+        let known: Vec<Seg> = read.segs().iter().take_while(|s| **s != Seg::Any).cloned().collect();
+        Path(known).get(&self.state.doc).is_some_and(|v| !v.is_null())
+    }
+
+    /// Step 8: an effect request, emitted as data when its trigger holds and it is not already
+    /// on its way (its status) or already sent for the same key (its dedupe key).
+    fn effect(&mut self, e: &EffectNode) {
+        let triggered = matches!(self.eval(&e.trigger, None, &Path::root()), Ok(v) if is_truthy(v.as_ref()));
+        let key = e.dedupe_key.as_ref().and_then(|k| self.eval(k, None, &Path::root()).ok().flatten());
+        let memory = self.state.effects.get(&e.spec.id).cloned().unwrap_or_default();
+        let busy = e.status_path.as_ref().and_then(|p| p.get(&self.state.doc)).and_then(Value::as_str).is_some_and(|s| BUSY_STATUSES.contains(&s));
+        // Without a dedupe key an effect fires when its trigger turns truthy; with one, also
+        // when the key's value changes while the trigger holds.
+        let repeat = memory.triggered && (e.dedupe_key.is_none() || memory.last_key == key);
+        if !triggered {
+            self.state.effects.insert(e.spec.id.clone(), EffectMemory { triggered: false, ..memory });
+            return;
+        }
+        if busy || repeat {
+            return;
+        }
+        self.state.effects.insert(e.spec.id.clone(), EffectMemory { triggered: true, last_key: key.clone() });
+        let mut request = Map::new();
+        request.insert("effectId".into(), json!(e.spec.id));
+        request.insert("executor".into(), json!(e.spec.executor));
+        request.insert("dedupeKey".into(), key.unwrap_or(Value::Null));
+        for (k, v) in &e.spec.rest {
+            let v = if k == "payload" { self.payload(v) } else { v.clone() };
+            request.insert(k.clone(), v);
+        }
+        self.out.dispatched_effects.push(Value::Object(request));
+    }
+
+    /// A payload's string values are expressions over the document.
+    fn payload(&self, v: &Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), self.payload(v))).collect()),
+            Value::String(text) => super::jsonata::Expr::compile(text)
+                .ok()
+                .and_then(|expr| self.env.eval(&expr, &self.state.doc, &[]).ok().flatten())
+                .unwrap_or(Value::Null),
+            other => other.clone(),
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The reactive model engine: specs, expressions, the dependency graph and the cycle.
+
+pub mod compiled;
+pub mod cycle;
+pub mod findings;
+pub mod graph;
+pub mod jsonata;
+pub mod limits;
+pub mod model;
+pub mod path;
+pub mod ring;
+pub mod schema;
+pub mod spec;
+pub mod state;
+pub mod testing;
+pub mod trace;

@@ -1,0 +1,202 @@
+//! A live model: its compiled spec, its state, and the history and traces of its cycles.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::compiled::{self, Compiled};
+use super::cycle::{self, CycleError};
+use super::findings::Findings;
+use super::jsonata::Env;
+use super::path::Path;
+use super::ring::Ring;
+use super::schema;
+use super::spec::ModelSpec;
+use super::state::State;
+use super::trace::{ConstraintFailure, CycleOutcome, Trace};
+
+pub const HISTORY_CAPACITY: usize = 50;
+pub const TRACE_CAPACITY: usize = 500;
+
+/// `create_model` and `get_model_info`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    pub id: String,
+    pub version: String,
+    pub derivation_count: usize,
+    pub meta_derivation_count: usize,
+    pub constraint_count: usize,
+    pub effect_count: usize,
+}
+
+/// One committed cycle, as `get_history` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    pub sequence: u64,
+    pub timestamp: String,
+    /// `create` or `mutate`.
+    pub source: String,
+    pub mutations: Map<String, Value>,
+    pub derived_updated: Vec<String>,
+    pub flagged_constraints: Vec<ConstraintFailure>,
+    pub dispatched_effects: Vec<Value>,
+    /// The merged state after the cycle, for `get_state` `at`.
+    #[serde(skip)]
+    pub state: Value,
+    #[serde(skip)]
+    pub at: DateTime<Utc>,
+}
+
+/// Why a model could not be created or changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelFailure {
+    InvalidSpec(Findings),
+    Cycle(CycleError),
+    BadPath(String),
+}
+
+#[derive(Debug)]
+pub struct Model {
+    pub compiled: Arc<Compiled>,
+    pub state: State,
+    pub history: Ring<HistoryEntry>,
+    pub traces: Ring<Trace>,
+    next_sequence: u64,
+}
+
+/// Reads and compiles a spec; `Ok` carries the warnings.
+pub fn compile(raw: &Value) -> Result<(Compiled, Findings), Findings> {
+    if super::limits::depth(raw) > super::limits::MAX_DEPTH {
+        let mut f = Findings::default();
+        f.error("$", format!("the spec nests deeper than {} levels", super::limits::MAX_DEPTH));
+        return Err(f);
+    }
+    compiled::compile(ModelSpec::parse(raw)?)
+}
+
+impl Model {
+    /// Compiles the spec, seeds the document, and runs the creation cycle.
+    pub fn create(raw: &Value) -> Result<Model, ModelFailure> {
+        let (compiled, _warnings) = compile(raw).map_err(ModelFailure::InvalidSpec)?;
+        Model::from_compiled(Arc::new(compiled))
+    }
+
+    pub fn from_compiled(compiled: Arc<Compiled>) -> Result<Model, ModelFailure> {
+        let mut state = State::new(schema::seed(&compiled.spec.schema));
+        let outcome = cycle::run(&compiled, &mut state, &[], true).map_err(ModelFailure::Cycle)?;
+        let mut model = Model { compiled, state, history: Ring::new(HISTORY_CAPACITY), traces: Ring::new(TRACE_CAPACITY), next_sequence: 0 };
+        model.commit("create", Map::new(), &outcome);
+        Ok(model)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.compiled.spec.id
+    }
+
+    pub fn info(&self, id: &str) -> ModelInfo {
+        let c = &self.compiled;
+        ModelInfo {
+            id: id.to_owned(),
+            version: c.spec.version.clone(),
+            derivation_count: c.derivations.len(),
+            meta_derivation_count: c.metas.len(),
+            constraint_count: c.constraints.len(),
+            effect_count: c.effects.len(),
+        }
+    }
+
+    /// Runs one cycle on `mutations` (`{"$.path": value}`); on failure nothing changes.
+    pub fn mutate(&mut self, mutations: &Map<String, Value>) -> Result<CycleOutcome, ModelFailure> {
+        let mut writes = Vec::with_capacity(mutations.len());
+        for (address, value) in mutations {
+            let path = Path::parse(address).map_err(|e| ModelFailure::BadPath(e.0))?;
+            writes.push((path, value.clone()));
+        }
+        let before = self.state.clone();
+        match cycle::run(&self.compiled, &mut self.state, &writes, false) {
+            Ok(outcome) => {
+                self.commit("mutate", mutations.clone(), &outcome);
+                Ok(outcome)
+            }
+            Err(e) => {
+                self.state = before;
+                Err(ModelFailure::Cycle(e))
+            }
+        }
+    }
+
+    fn commit(&mut self, source: &str, mutations: Map<String, Value>, outcome: &CycleOutcome) {
+        for t in &outcome.traces {
+            self.traces.push(t.clone());
+        }
+        let at = Utc::now();
+        self.history.push(HistoryEntry {
+            sequence: self.next_sequence,
+            timestamp: at.to_rfc3339_opts(SecondsFormat::Millis, true),
+            source: source.to_owned(),
+            mutations,
+            derived_updated: outcome.derived_updated.clone(),
+            flagged_constraints: outcome.flagged.clone(),
+            dispatched_effects: outcome.dispatched_effects.clone(),
+            state: self.state.merged(),
+            at,
+        });
+        self.next_sequence += 1;
+    }
+
+    /// The merged document, lazy derivations computed now.
+    pub fn merged(&self) -> Value {
+        let mut out = self.state.merged();
+        let lazy: Vec<usize> = self.compiled.graph.order().iter().copied().filter(|&i| self.compiled.derivations[i].lazy).collect();
+        if lazy.is_empty() {
+            return out;
+        }
+        let Ok(env) = Env::new(&self.compiled.spec.constants, self.compiled.library.as_ref()) else { return out };
+        for i in lazy {
+            let d = &self.compiled.derivations[i];
+            let targets = if d.path.has_wildcard() { d.path.expand(&out) } else { vec![d.path.clone()] };
+            for target in targets {
+                let parent = Path(target.segs()[..target.segs().len() - 1].to_vec());
+                let parent_value = parent.get(&out).cloned().unwrap_or(Value::Null);
+                let value = env
+                    .eval_fields(&d.bound.expr, &out, d.bound.projection.as_deref(), &[("parent", &parent_value)])
+                    .ok()
+                    .flatten()
+                    .unwrap_or(Value::Null);
+                let _ = target.set(&mut out, value);
+            }
+        }
+        out
+    }
+
+    /// The merged state as it was at `at`: the newest history entry at or before it.
+    pub fn merged_at(&self, at: DateTime<Utc>) -> Option<Value> {
+        self.history.iter().rev().find(|h| h.at <= at).map(|h| h.state.clone())
+    }
+}
+
+impl ModelFailure {
+    /// A one-line account of the failure.
+    pub fn describe(&self) -> String {
+        match self {
+            ModelFailure::InvalidSpec(f) => {
+                let first: Vec<String> = f.errors.iter().take(3).map(|e| format!("{}: {}", e.location, e.message)).collect();
+                format!("invalid spec ({})", first.join("; "))
+            }
+            ModelFailure::Cycle(CycleError::Schema(v)) => {
+                let all: Vec<String> = v.iter().map(|v| format!("{} ({}): {}", v.path, v.keyword, v.message)).collect();
+                format!("schema violation: {}", all.join("; "))
+            }
+            ModelFailure::Cycle(CycleError::Constraint(v)) => {
+                let all: Vec<String> = v.iter().map(|v| format!("{}: {}", v.constraint_id, v.message)).collect();
+                format!("constraint violation: {}", all.join("; "))
+            }
+            ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m)) | ModelFailure::BadPath(m) => m.clone(),
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! valem: a reactive model service. A model is a JSON document whose derived fields,
+//! constraints, meta values and effects are JSONata expressions; every write runs one cycle
+//! that recomputes what the write affects. Served as MCP tools (and REST routes).
+
+pub mod engine;
+mod server;
+pub mod tools;
+
+pub use server::server;

@@ -1,0 +1,59 @@
+//! The server: the tools in the order `tools/list` shows them, and the state and schema resources.
+
+use serde_json::Value;
+use tooltable::{Failure, ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, table};
+
+use crate::tools::registry::Models;
+use crate::tools::{authoring, guidance, models, reading, spec_schema, writing};
+
+const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
+constraints, live schema values and effects are JSONata expressions. Author a spec with \
+get_domain_guidance, validate_spec, eval_expression, test_spec and dry_run; then create_model and \
+drive it with mutate ({\"$.path\": value}); every write recomputes what it affects. Read with \
+get_state (narrow it with paths and depth), get_field and explain. Addresses are canonical JSON \
+Path ($.a.b, $.items[0].x).";
+
+pub fn server() -> Result<Server<Models>, TableError> {
+    Server::builder(Models::default())
+        .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+        .instructions(INSTRUCTIONS)
+        .operations(table![
+            models::list_models,
+            models::create_model,
+            models::get_model_info,
+            models::get_spec,
+            reading::get_state,
+            reading::get_field,
+            reading::get_effective_schema,
+            writing::mutate,
+            reading::explain,
+            reading::get_history,
+            models::delete_model,
+            guidance::get_domain_guidance,
+            authoring::validate_spec,
+            authoring::eval_expression,
+            authoring::test_spec,
+            authoring::dry_run,
+        ])
+        .resource(
+            Resource::new("valem://schema/model-spec", "model-spec-schema")
+                .description("The full ModelSpec JSON Schema")
+                .mime_type("application/json"),
+            |_, req| async move {
+                let text = serde_json::to_string_pretty(spec_schema::model_spec()).unwrap_or_default();
+                Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("valem://state/{modelId}", "model-state")
+                .description("A model's live merged state; subscribe to hear of every committed mutation")
+                .mime_type("application/json"),
+            |cx, req| async move {
+                let id = req.params.get("modelId").cloned().unwrap_or_default();
+                let state: Option<Value> = cx.lock().get(&id).map(|m| m.merged());
+                let state = state.ok_or_else(|| Failure::new(ErrorKind::NotFound, format!("there is no model {id:?}")))?;
+                Ok(vec![ResourceContents::text(req.uri, "application/json", state.to_string())])
+            },
+        )
+        .build()
+}

@@ -1,0 +1,72 @@
+//! The failures a tool reports, each with the stable body the seed's "Result shape" gives:
+//! schema and constraint violations carry their parsed list, the rest a clear message.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tooltable::{ErrorKind, ToolError};
+
+use crate::engine::cycle::CycleError;
+use crate::engine::findings::Findings;
+use crate::engine::model::ModelFailure;
+use crate::engine::schema::Violation;
+use crate::engine::trace::ConstraintFailure;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelError {
+    NotFound(String),
+    /// Nothing at an address, or no recorded state at an instant.
+    Missing(String),
+    InvalidSpec(Findings),
+    Schema(Vec<Violation>),
+    Constraint(Vec<ConstraintFailure>),
+    TooLarge(String),
+    Invalid(String),
+}
+
+impl ModelError {
+    fn body(&self) -> Value {
+        match self {
+            ModelError::NotFound(id) => json!({
+                "error": "Model not found",
+                "id": id,
+                "message": format!("there is no model {id:?}; list_models gives the ids there are"),
+            }),
+            ModelError::Missing(m) => json!({ "error": "Not found", "message": m }),
+            ModelError::InvalidSpec(f) => json!({ "error": "Invalid spec", "errors": f.errors, "warnings": f.warnings }),
+            ModelError::Schema(v) => json!({ "error": "Schema violation", "violations": v }),
+            ModelError::Constraint(v) => json!({ "error": "Constraint violation", "violations": v }),
+            ModelError::TooLarge(m) => json!({ "error": "Value too large", "message": m }),
+            ModelError::Invalid(m) => json!({ "error": m }),
+        }
+    }
+}
+
+impl Serialize for ModelError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.body().serialize(s)
+    }
+}
+
+impl ToolError for ModelError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,
+            ModelError::TooLarge(_) => ErrorKind::TooLarge,
+            ModelError::Constraint(_) => ErrorKind::Conflict,
+            _ => ErrorKind::InvalidInput,
+        }
+    }
+}
+
+impl From<ModelFailure> for ModelError {
+    fn from(f: ModelFailure) -> Self {
+        match f {
+            ModelFailure::InvalidSpec(findings) => ModelError::InvalidSpec(findings),
+            ModelFailure::Cycle(CycleError::Schema(v)) => ModelError::Schema(v),
+            ModelFailure::Cycle(CycleError::Constraint(v)) => ModelError::Constraint(v),
+            ModelFailure::Cycle(CycleError::TooLarge(m)) => ModelError::TooLarge(m),
+            ModelFailure::Cycle(CycleError::Library(m)) => ModelError::Invalid(m),
+            ModelFailure::BadPath(m) => ModelError::Invalid(m),
+        }
+    }
+}

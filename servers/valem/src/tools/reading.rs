@@ -1,0 +1,116 @@
+//! The reading tools: state (projected), one field, a field's effective schema, traces, history.
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use tooltable::{Cx, operation};
+
+use super::errors::ModelError;
+use super::projection;
+use super::registry::Models;
+use crate::engine::model::HistoryEntry;
+use crate::engine::path::Path;
+use crate::engine::schema;
+use crate::engine::trace::Trace;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct GetStateArgs {
+    pub id: String,
+    /// An ISO-8601 instant: the state as the newest history entry at or before it left it.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Canonical addresses (e.g. ["$.order", "$.totals"]): only these subtrees are returned,
+    /// at their addresses; absent ones are skipped.
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
+    /// Containers nested deeper than this collapse to "<object: N fields>" / "<array: N items>".
+    #[serde(default)]
+    pub depth: Option<usize>,
+}
+
+fn address(text: &str) -> Result<Path, ModelError> {
+    Path::parse(text).map_err(|e| ModelError::Invalid(e.0))
+}
+
+/// The model's merged state (written values and derived values). Narrow it with `paths` and
+/// `depth` on large models; `at` reads an earlier state from the history.
+#[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state")]
+pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, ModelError> {
+    let paths = args.paths.as_deref().unwrap_or_default().iter().map(|p| address(p)).collect::<Result<Vec<_>, _>>()?;
+    let at = match &args.at {
+        None => None,
+        Some(text) => Some(
+            DateTime::parse_from_rfc3339(text)
+                .map_err(|e| ModelError::Invalid(format!("`at` {text:?} is not an ISO-8601 instant: {e}")))?
+                .with_timezone(&Utc),
+        ),
+    };
+    let doc = cx.with(&args.id, |m| match at {
+        None => Ok(m.merged()),
+        Some(at) => m.merged_at(at).ok_or_else(|| ModelError::Missing(format!("no state of {:?} is recorded at or before {at}", args.id))),
+    })?;
+    let doc = if args.paths.is_some() { projection::select(&doc, &paths) } else { doc };
+    Ok(match args.depth {
+        Some(depth) => projection::cap(&doc, depth),
+        None => doc,
+    })
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct FieldArgs {
+    pub id: String,
+    /// A canonical address, e.g. "$.totals.grand".
+    pub path: String,
+}
+
+/// The value at one address of the merged state.
+#[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}")]
+pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
+    let path = address(&args.path)?;
+    let doc = cx.with(&args.id, |m| Ok(m.merged()))?;
+    path.get(&doc).cloned().ok_or_else(|| ModelError::Missing(format!("{:?} has no value at {path}", args.id)))
+}
+
+/// A field's schema with the live meta values laid over it (current minimum, maximum,
+/// readOnly, required as x-valem-required, relevant as x-valem-relevant, ...): what a write
+/// there must satisfy now.
+#[operation(title = "Get effective schema", read_only, idempotent, rest = "GET /models/{id}/schema/{path}")]
+pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
+    let path = address(&args.path)?;
+    cx.with(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path))))
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ExplainArgs {
+    pub id: String,
+    /// Traces whose target starts with this address are returned.
+    pub path: String,
+    /// Only the newest N traces.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// How values at and under an address were computed: the derivation, meta and constraint
+/// traces of recent cycles (expression, inputs, result, error), oldest first.
+#[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}")]
+pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, ModelError> {
+    address(&args.path)?;
+    cx.with(&args.id, |m| {
+        let matching: Vec<&Trace> = m.traces.iter().filter(|t| is_at_or_under(&t.target_path, &args.path)).collect();
+        let skip = args.limit.map_or(0, |n| matching.len().saturating_sub(n));
+        Ok(matching.into_iter().skip(skip).cloned().collect())
+    })
+}
+
+/// The recent cycles of a model (creation first): mutations, derived updates, flagged
+/// constraints and dispatched effects of each.
+#[operation(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history")]
+pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<HistoryEntry>, ModelError> {
+    cx.with(&args.id, |m| Ok(m.history.iter().cloned().collect()))
+}
+
+/// Whether `target` is `path` or an address under it (`$.total` is not under `$.tot`).
+fn is_at_or_under(target: &str, path: &str) -> bool {
+    path == "$" || target.strip_prefix(path).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}

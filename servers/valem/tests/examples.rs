@@ -1,0 +1,88 @@
+//! Every example spec in `../shared/valem/examples` passes its embedded tests through the
+//! `test_spec` tool, and `create_model` then `mutate` reproduces what each test expects.
+//! Skipped (with a note) where that directory is absent.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use tooltable::{Cx, Output, Server};
+use valem::engine::testing::matches;
+use valem::tools::registry::Models;
+
+fn examples_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/valem/examples"))
+}
+
+fn call(server: &Server<Models>, tool: &str, args: Value) -> Result<Value, Value> {
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    match runtime.block_on(server.call_tool(Cx::detached(server), tool, Some(args))).unwrap() {
+        Ok(Output::Json(v)) => Ok(v),
+        Ok(Output::Content(_)) => panic!("valem tools answer JSON"),
+        Err(failure) => Err(failure.body),
+    }
+}
+
+fn examples() -> Option<Vec<(String, Value)>> {
+    let entries = std::fs::read_dir(examples_dir()).ok()?;
+    let mut files: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    files.sort();
+    Some(
+        files
+            .iter()
+            .map(|f| {
+                let name = f.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                (name, serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn every_example_passes_its_embedded_tests() {
+    let Some(examples) = examples() else {
+        eprintln!("no examples at {}: skipped", examples_dir().display());
+        return;
+    };
+    let server = valem::server().unwrap();
+    let (mut passing, mut cases, mut failures) = (0, 0, Vec::new());
+    for (name, spec) in &examples {
+        let report = match call(&server, "test_spec", json!({ "spec": spec })) {
+            Ok(r) => r,
+            Err(body) => {
+                failures.push(format!("{name}: {body}"));
+                continue;
+            }
+        };
+        cases += report["total"].as_u64().unwrap_or(0);
+        if report["failed"] == 0 {
+            passing += 1;
+        }
+        for r in report["results"].as_array().unwrap().iter().filter(|r| r["passed"] != true) {
+            failures.push(format!("{name}: {}: {}", r["description"], r["failures"]));
+        }
+    }
+    println!("{passing} of {} example specs pass test_spec ({cases} embedded test cases)", examples.len());
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn create_then_mutate_reproduces_every_expectation() {
+    let Some(examples) = examples() else { return };
+    let server = valem::server().unwrap();
+    let mut failures = Vec::new();
+    for (name, spec) in &examples {
+        for (i, case) in spec["tests"].as_array().cloned().unwrap_or_default().iter().enumerate() {
+            let id = call(&server, "create_model", json!({ "spec": spec })).unwrap()["id"].as_str().unwrap().to_owned();
+            call(&server, "mutate", json!({ "id": id, "mutations": case["given"] })).unwrap();
+            for (path, expected) in case["expect"].as_object().unwrap() {
+                let actual = call(&server, "get_field", json!({ "id": id, "path": path })).ok();
+                if !matches(expected, actual.as_ref()) {
+                    failures.push(format!("{name} tests[{i}] {path}: expected {expected}, got {actual:?}"));
+                }
+            }
+            call(&server, "delete_model", json!({ "id": id })).unwrap();
+        }
+    }
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+}

@@ -22,6 +22,7 @@ const KEYS: &[(&str, &str)] = &[
     ("status", "status = 201"),
     ("output", "output = Type"),
     ("output_schema", "output_schema = expr"),
+    ("input_schema", "input_schema = expr"),
     ("allow_unknown_args", "allow_unknown_args"),
 ];
 
@@ -44,6 +45,8 @@ pub(crate) struct OperationAttr {
     pub(crate) body: Option<LitStr>,
     pub(crate) status: Option<u16>,
     pub(crate) output: Option<OutputSchema>,
+    /// A schema built at run time, for arguments whose schema no Rust type states.
+    pub(crate) input_schema: Option<Expr>,
     pub(crate) allow_unknown_args: bool,
 }
 
@@ -135,6 +138,13 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
             let expr = value::<Expr>(input, &key, what, usage, errors);
             if let Some(expr) = expr.filter(|_| !duplicate) {
                 attr.output = Some(OutputSchema::Expr(expr));
+            }
+        }
+        "input_schema" => {
+            let what = "an expression of type `serde_json::Value`";
+            let expr = value::<Expr>(input, &key, what, usage, errors);
+            if let Some(expr) = expr.filter(|_| !duplicate) {
+                attr.input_schema = Some(expr);
             }
         }
         _ => {

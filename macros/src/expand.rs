@@ -127,6 +127,16 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
         }},
     };
 
+    let input_schema = match &attr.input_schema {
+        None => quote!(::tooltable::__private::input_schema::<#args_ty>),
+        Some(expr) => quote! {{
+            fn __input_schema() -> ::tooltable::__private::Value {
+                #expr
+            }
+            __input_schema
+        }},
+    };
+
     // Without a context parameter the operation fits a table of any state. `__S`, not `S`,
     // so that it cannot shadow a user type named `S`.
     let (impl_generics, state) = match &sig.context {
@@ -189,7 +199,7 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
                     },
                     rest: #rest,
                     allow_unknown_args: #allow_unknown_args,
-                    input_schema: ::tooltable::__private::input_schema::<#args_ty>,
+                    input_schema: #input_schema,
                     output_schema: #output_schema,
                 }
             }

@@ -19,7 +19,8 @@ mod signature;
 ///
 /// Keys, all optional: `name = "..."`, `title = "..."`, the flags `read_only`, `destructive`,
 /// `idempotent`, `open_world` (each also `= true|false`), `rest = "METHOD /path/{param}"`,
-/// `body = "field"`, `status = 201`, `output = Type` or `output_schema = expr`, and
+/// `body = "field"`, `status = 201`, `output = Type` or `output_schema = expr`, `input_schema = expr`
+/// (a schema built at run time, for arguments no Rust type describes), and
 /// `allow_unknown_args`. The doc comment is the tool's description.
 #[proc_macro_attribute]
 pub fn operation(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {

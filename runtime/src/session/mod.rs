@@ -62,7 +62,8 @@ struct SessionState {
 }
 
 struct InFlight<S> {
-    abort: tokio::task::AbortHandle,
+    /// None while the call is first polled in place, before it becomes a task.
+    abort: Option<tokio::task::AbortHandle>,
     scope: Arc<CallScope<S>>,
 }
 
@@ -297,17 +298,24 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             last_progress: Mutex::new(None),
             cancelled: AtomicBool::new(false),
         });
-        let fut = catch_unwind::CatchUnwind::new(work(Cx::in_scope(&self.server, Arc::clone(&scope))));
+        let mut fut = catch_unwind::CatchUnwind::new(work(Cx::in_scope(&self.server, Arc::clone(&scope))));
+        lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });
+        // Most calls finish without waiting on anything: answer those at once, sparing a task.
+        let mut noop = std::task::Context::from_waker(std::task::Waker::noop());
+        if let std::task::Poll::Ready(result) = std::pin::Pin::new(&mut fut).poll(&mut noop) {
+            return self.finish(id, result.unwrap_or_else(panicked));
+        }
         let core = Arc::clone(self);
         let task_id = id.clone();
         // The lock is held across the spawn so the task cannot finish before it is registered.
         let mut in_flight = lock(&self.in_flight);
         let handle = tokio::spawn(async move {
-            let result =
-                fut.await.unwrap_or_else(|panic| Err(RpcError::internal(format!("the handler panicked: {panic}"))));
+            let result = fut.await.unwrap_or_else(panicked);
             core.finish(task_id, result);
         });
-        in_flight.insert(id, InFlight { abort: handle.abort_handle(), scope });
+        if let Some(call) = in_flight.get_mut(&id) {
+            call.abort = Some(handle.abort_handle());
+        }
     }
 
     fn finish(&self, id: RequestId, result: Result<Value, RpcError>) {
@@ -325,7 +333,9 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(id) {
             call.scope.cancelled.store(true, Ordering::Release);
-            call.abort.abort();
+            if let Some(abort) = call.abort {
+                abort.abort();
+            }
         }
         if in_flight.is_empty() {
             self.idle.notify_waiters();
@@ -335,7 +345,9 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     fn close(&self) {
         for (_, call) in lock(&self.in_flight).drain() {
             call.scope.cancelled.store(true, Ordering::Release);
-            call.abort.abort();
+            if let Some(abort) = call.abort {
+                abort.abort();
+            }
         }
         lock(&self.pending).clear();
     }
@@ -357,6 +369,10 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             Err(_) => Err(ClientRequestError::Closed),
         }
     }
+}
+
+fn panicked(message: String) -> Result<Value, RpcError> {
+    Err(RpcError::internal(format!("the handler panicked: {message}")))
 }
 
 impl<S: Send + Sync + 'static> CallScope<S> {

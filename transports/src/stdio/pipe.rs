@@ -57,12 +57,18 @@ impl AsyncRead for Pipe {
         loop {
             let mut guard = ready!(self.fd.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
+            let unfilled_len = unfilled.len();
             let result = guard.try_io(|fd| {
                 // SAFETY: reads at most `unfilled.len()` bytes into memory we hold exclusively.
                 check(unsafe { libc::read(*fd.get_ref(), unfilled.as_mut_ptr().cast(), unfilled.len()) })
             });
             match result {
                 Ok(Ok(n)) => {
+                    // A short read drained the pipe: wait for the reactor rather than pay a read
+                    // that only says EAGAIN (edge-triggered, so data arriving now still wakes us).
+                    if n > 0 && n < unfilled_len {
+                        guard.clear_ready();
+                    }
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }

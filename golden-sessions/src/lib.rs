@@ -1,4 +1,12 @@
-//! Golden sessions for tooltable servers. This crate starts with the raw MCP client that drives a
-//! real server process over stdio or Streamable HTTP, one JSON-RPC message at a time.
+//! Golden sessions for tooltable servers: transcripts a person can read (`→` sent, `←` received,
+//! `#` comments), replayed against a real server over stdio and HTTP as regression tests,
+//! re-recorded with `GOLDEN_BLESS=1`, and the source of generated documentation.
 
 pub mod client;
+pub mod harness;
+pub mod placeholders;
+pub mod process;
+pub mod replay;
+pub mod session;
+
+pub use harness::{BLESS, Golden, Transport};

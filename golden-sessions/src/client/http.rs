@@ -1,6 +1,9 @@
 //! Streamable HTTP: each message is a POST to the endpoint; a JSON answer or every event of an
 //! event-stream answer lands in the inbox. The session id and protocol version learnt at
 //! initialize go on every later request; after `notifications/initialized` the GET stream opens.
+//! A request's event stream that ends before its response is resumed with `Last-Event-ID`.
+
+use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -15,11 +18,17 @@ use tokio::task::JoinHandle;
 use super::ClientError;
 use super::sse::SseParser;
 
-pub struct HttpClient {
+/// Where requests go and the headers the session has earned.
+#[derive(Clone)]
+struct Endpoint {
     authority: String,
     path: String,
     session: Option<String>,
     protocol_version: Option<String>,
+}
+
+pub struct HttpClient {
+    endpoint: Endpoint,
     outbox: mpsc::UnboundedSender<Value>,
     pub(super) inbox: mpsc::UnboundedReceiver<Value>,
     readers: Vec<JoinHandle<()>>,
@@ -29,29 +38,8 @@ fn protocol(e: impl std::fmt::Display) -> ClientError {
     ClientError::Protocol(e.to_string())
 }
 
-impl HttpClient {
-    /// A client of `http://host:port/path`.
-    pub fn new(url: &str) -> Result<Self, ClientError> {
-        let rest = url.strip_prefix("http://").ok_or_else(|| protocol(format!("not an http:// URL: {url}")))?;
-        let (authority, path) = rest.split_once('/').map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
-        let (outbox, inbox) = mpsc::unbounded_channel();
-        Ok(HttpClient {
-            authority: authority.to_owned(),
-            path,
-            session: None,
-            protocol_version: None,
-            outbox,
-            inbox,
-            readers: Vec::new(),
-        })
-    }
-
-    /// The session id the server issued, once it has.
-    pub fn session_id(&self) -> Option<&str> {
-        self.session.as_deref()
-    }
-
-    async fn request(&self, method: Method, body: Option<String>) -> Result<Response<Incoming>, ClientError> {
+impl Endpoint {
+    async fn request(&self, method: Method, body: Option<String>, last_event_id: Option<&str>) -> Result<Response<Incoming>, ClientError> {
         let stream = TcpStream::connect(&self.authority).await?;
         stream.set_nodelay(true)?;
         let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(protocol)?;
@@ -72,26 +60,46 @@ impl HttpClient {
         if let Some(version) = &self.protocol_version {
             req = req.header("mcp-protocol-version", version);
         }
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id);
+        }
         let req = req.body(Full::new(Bytes::from(body.unwrap_or_default()))).map_err(protocol)?;
         sender.send_request(req).await.map_err(protocol)
+    }
+}
+
+impl HttpClient {
+    /// A client of `http://host:port/path`.
+    pub fn new(url: &str) -> Result<Self, ClientError> {
+        let rest = url.strip_prefix("http://").ok_or_else(|| protocol(format!("not an http:// URL: {url}")))?;
+        let (authority, path) = rest.split_once('/').map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
+        let (outbox, inbox) = mpsc::unbounded_channel();
+        let endpoint = Endpoint { authority: authority.to_owned(), path, session: None, protocol_version: None };
+        Ok(HttpClient { endpoint, outbox, inbox, readers: Vec::new() })
+    }
+
+    /// The session id the server issued, once it has.
+    pub fn session_id(&self) -> Option<&str> {
+        self.endpoint.session.as_deref()
     }
 
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        let response = self.request(Method::POST, Some(msg.to_string())).await?;
+        let response = self.endpoint.request(Method::POST, Some(msg.to_string()), None).await?;
         if let Some(session) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
-            self.session = Some(session.to_owned());
+            self.endpoint.session = Some(session.to_owned());
         }
         let status = response.status();
-        let streaming = is_event_stream(&response);
         if status == StatusCode::ACCEPTED {
             if method == "notifications/initialized" {
                 self.open_get_stream().await?;
             }
             return Ok(());
         }
-        if streaming && status.is_success() {
-            self.readers.push(spawn_events(response.into_body(), self.outbox.clone()));
+        if is_event_stream(&response) && status.is_success() {
+            let awaited = msg.get("method").and(msg.get("id")).cloned();
+            let reader = read_events(response.into_body(), self.endpoint.clone(), awaited, self.outbox.clone());
+            self.readers.push(tokio::spawn(reader));
             return Ok(());
         }
         let body = response.into_body().collect().await.map_err(protocol)?.to_bytes();
@@ -102,7 +110,7 @@ impl HttpClient {
         }
         if method == "initialize" {
             if let Some(v) = answer.pointer("/result/protocolVersion").and_then(Value::as_str) {
-                self.protocol_version = Some(v.to_owned());
+                self.endpoint.protocol_version = Some(v.to_owned());
             }
         }
         let _ = self.outbox.send(answer);
@@ -111,22 +119,20 @@ impl HttpClient {
 
     /// Opens the standalone GET stream for messages that belong to no request.
     async fn open_get_stream(&mut self) -> Result<(), ClientError> {
-        let response = self.request(Method::GET, None).await?;
+        let response = self.endpoint.request(Method::GET, None, None).await?;
         if response.status().is_success() && is_event_stream(&response) {
-            self.readers.push(spawn_events(response.into_body(), self.outbox.clone()));
+            let reader = read_events(response.into_body(), self.endpoint.clone(), None, self.outbox.clone());
+            self.readers.push(tokio::spawn(reader));
         }
         Ok(())
     }
 
     pub async fn close(self) -> Result<(), ClientError> {
-        if self.session.is_some() {
-            let response = self.request(Method::DELETE, None).await?;
+        if self.endpoint.session.is_some() {
+            let response = self.endpoint.request(Method::DELETE, None, None).await?;
             if !response.status().is_success() {
                 return Err(protocol(format!("DELETE answered {}", response.status())));
             }
-        }
-        for reader in &self.readers {
-            reader.abort();
         }
         Ok(())
     }
@@ -148,17 +154,26 @@ fn is_event_stream(response: &Response<Incoming>) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-fn spawn_events(mut body: Incoming, outbox: mpsc::UnboundedSender<Value>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut parser = SseParser::default();
+/// Reads events into the inbox. When the stream of a request ends before its response, it is
+/// resumed by GET with the last event id, after the delay a polling client waits.
+async fn read_events(mut body: Incoming, endpoint: Endpoint, awaited: Option<Value>, outbox: mpsc::UnboundedSender<Value>) {
+    let mut parser = SseParser::default();
+    loop {
         while let Some(Ok(frame)) = body.frame().await {
             let Some(chunk) = frame.data_ref() else { continue };
             for data in parser.feed(chunk) {
                 let msg = serde_json::from_str(&data).unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {data}")));
-                if outbox.send(msg).is_err() {
+                let answered = awaited.is_some() && msg.get("method").is_none() && msg.get("id") == awaited.as_ref();
+                if outbox.send(msg).is_err() || answered {
                     return;
                 }
             }
         }
-    })
+        let (Some(_), Some(last)) = (&awaited, parser.last_id.clone()) else { return };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        match endpoint.request(Method::GET, None, Some(&last)).await {
+            Ok(response) if response.status().is_success() => body = response.into_body(),
+            _ => return,
+        }
+    }
 }

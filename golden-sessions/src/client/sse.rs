@@ -5,6 +5,8 @@
 pub struct SseParser {
     buffer: String,
     data: Vec<String>,
+    /// The last event id seen, to resume from.
+    pub last_id: Option<String>,
 }
 
 impl SseParser {
@@ -20,6 +22,8 @@ impl SseParser {
                 if !data.trim().is_empty() {
                     events.push(data);
                 }
+            } else if let Some(id) = line.strip_prefix("id:") {
+                self.last_id = Some(id.trim().to_owned());
             } else if let Some(value) = line.strip_prefix("data:") {
                 self.data.push(value.strip_prefix(' ').unwrap_or(value).to_owned());
             }
@@ -38,5 +42,6 @@ mod tests {
         assert!(p.feed(b"id: 1-0\nretry: 500\ndata: \n\n").is_empty());
         assert!(p.feed(b"id: 1-1\nevent: message\ndata: {\"a\"").is_empty());
         assert_eq!(p.feed(b":1}\n\n: comment\n\n"), ["{\"a\":1}"]);
+        assert_eq!(p.last_id.as_deref(), Some("1-1"));
     }
 }

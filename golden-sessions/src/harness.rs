@@ -1,0 +1,200 @@
+//! The test harness a server crate calls: every session file in its folder replayed against a
+//! fresh server over stdio and over HTTP, a readable diff on a mismatch, and re-recording with
+//! `GOLDEN_BLESS=1`.
+//!
+//! ```ignore
+//! fn golden() -> Golden { Golden::new(env!("CARGO_BIN_EXE_my-server"), "../../golden-sessions/my-server") }
+//! tooltable_golden::golden_tests!(golden(), [handshake, tools, resources]);
+//! ```
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::client::Client;
+use crate::placeholders::Placeholders;
+use crate::process;
+use crate::replay;
+use crate::session::{Line, SessionFile, Step};
+
+/// The environment variable that re-records the `←` lines instead of comparing them.
+pub const BLESS: &str = "GOLDEN_BLESS";
+
+/// The sessions of one server.
+pub struct Golden {
+    bin: String,
+    dir: PathBuf,
+    args: Vec<String>,
+    placeholders: Placeholders,
+}
+
+/// Over which transport a session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Golden {
+    /// The server binary and its folder of sessions. `golden.json` in the folder, when present,
+    /// declares the server's extra arguments and its pattern placeholders:
+    /// `{"args": ["--root", "<ROOT>"], "patterns": {"TIMESTAMP": "\\d{4}-..."}}`.
+    pub fn new(bin: &str, dir: impl AsRef<Path>) -> Self {
+        let dir = dir.as_ref().to_path_buf();
+        let config: Value = std::fs::read_to_string(dir.join("golden.json"))
+            .ok()
+            .map(|text| serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}/golden.json: {e}", dir.display())))
+            .unwrap_or_default();
+        let args = config["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(str::to_owned)).collect();
+        let mut placeholders = Placeholders::default();
+        for (name, pattern) in config["patterns"].as_object().into_iter().flatten() {
+            let pattern = pattern.as_str().unwrap_or_default();
+            placeholders = placeholders
+                .pattern(name, pattern)
+                .unwrap_or_else(|e| panic!("{}/golden.json: pattern {name}: {e}", dir.display()));
+        }
+        Golden { bin: bin.to_owned(), dir, args, placeholders }
+    }
+
+    /// A value known to the test (a repository root, say) that sessions write as `<NAME>`.
+    pub fn literal(mut self, name: &str, value: &str) -> Self {
+        self.placeholders = std::mem::take(&mut self.placeholders).literal(name, value);
+        self
+    }
+
+    fn path(&self, session: &str) -> PathBuf {
+        self.dir.join(format!("{session}.session"))
+    }
+
+    /// Replays one session over stdio and HTTP; panics with a diff naming the file and line when an
+    /// answer differs. With `GOLDEN_BLESS=1` the stdio answers are written to the file first.
+    pub fn check(&self, session: &str) {
+        let path = self.path(session);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (a test names a session file that is missing)", path.display()));
+        let file = SessionFile::parse(&text).unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let file = if std::env::var_os(BLESS).is_some() {
+            let actual = runtime.block_on(self.run(Transport::Stdio, &file.steps()));
+            let blessed = bless(&file, &actual);
+            std::fs::write(&path, &blessed).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            SessionFile::parse(&blessed).expect("a rendered session parses")
+        } else {
+            file
+        };
+        let steps = file.steps();
+        let shown = path.canonicalize().unwrap_or(path.clone());
+        let stdio = differences(&shown, &steps, &runtime.block_on(self.run(Transport::Stdio, &steps)));
+        let http = differences(&shown, &steps, &runtime.block_on(self.run(Transport::Http, &steps)));
+        let report = match (stdio.is_empty(), http.is_empty()) {
+            (true, true) => return,
+            _ if stdio == http => format!("over stdio and HTTP alike:\n{stdio}"),
+            _ => [("stdio", stdio), ("HTTP", http)]
+                .into_iter()
+                .filter(|(_, d)| !d.is_empty())
+                .map(|(t, d)| format!("over {t}:\n{d}"))
+                .collect(),
+        };
+        panic!("{report}\nIf the new answers are right, record them: {BLESS}=1 cargo test\n");
+    }
+
+    /// Every session file in the folder has a test, and every test its file.
+    pub fn check_listed(&self, sessions: &[&str]) {
+        let mut problems = Vec::new();
+        for s in sessions {
+            if !self.path(s).exists() {
+                problems.push(format!("{}: a test names this session, but the file is missing", self.path(s).display()));
+            }
+        }
+        let entries = std::fs::read_dir(&self.dir).unwrap_or_else(|e| panic!("{}: {e}", self.dir.display()));
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".session") {
+                if !sessions.contains(&stem) {
+                    problems.push(format!("{}: no test replays this session; add `{stem}` to golden_tests!", entry.path().display()));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    async fn run(&self, transport: Transport, steps: &[Step]) -> Vec<Vec<Value>> {
+        let args: Vec<String> =
+            self.args.iter().map(|a| self.placeholders.fill(&Value::String(a.clone())).as_str().unwrap_or(a).to_owned()).collect();
+        let fail = |e: &dyn std::fmt::Display| -> ! { panic!("{} over {transport:?}: {e}", self.bin) };
+        let (mut client, _server) = match transport {
+            Transport::Stdio => (Client::Stdio(process::stdio(&self.bin, &args).unwrap_or_else(|e| fail(&e))), None),
+            Transport::Http => {
+                let (child, client) = process::http(&self.bin, &args).await.unwrap_or_else(|e| fail(&e));
+                (Client::Http(client), Some(child))
+            }
+        };
+        let actual = replay::run(&mut client, steps, &self.placeholders).await.unwrap_or_else(|e| fail(&e));
+        let _ = client.close().await;
+        actual
+    }
+}
+
+/// The file with each step's `←` lines replaced by what the server sent; comments stay.
+fn bless(file: &SessionFile, actual: &[Vec<Value>]) -> String {
+    let mut lines = Vec::new();
+    let mut step = 0;
+    for (_, line) in &file.lines {
+        match line {
+            Line::Sent(v) => {
+                lines.push(Line::Sent(v.clone()));
+                lines.extend(actual.get(step).into_iter().flatten().cloned().map(Line::Received));
+                step += 1;
+            }
+            Line::Received(_) => {}
+            Line::Text(t) => lines.push(Line::Text(t.clone())),
+        }
+    }
+    SessionFile::render(&lines)
+}
+
+/// A unified diff per step whose answers differ, headed by the file and line. Messages are
+/// pretty-printed for the diff, so a changed field shows as the one line it is.
+fn differences(path: &Path, steps: &[Step], actual: &[Vec<Value>]) -> String {
+    let mut report = String::new();
+    for (step, got) in steps.iter().zip(actual) {
+        let expected: Vec<Value> = step.received.iter().map(|(_, v)| v.clone()).collect();
+        if replay::matches(&expected, got) {
+            continue;
+        }
+        let line = step.received.first().map_or(step.line, |(n, _)| *n);
+        let render = |vs: &[Value]| {
+            vs.iter().map(|v| format!("← {}\n", serde_json::to_string_pretty(v).unwrap_or_default())).collect::<String>()
+        };
+        let (old, new) = (render(&expected), render(got));
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        let _ = writeln!(
+            report,
+            "{}:{line}: the answer to line {} differs\n{}",
+            path.display(),
+            step.line,
+            diff.unified_diff().context_radius(2).header("recorded", "received")
+        );
+    }
+    report
+}
+
+/// One `#[test]` per session, and one that every session file has its test:
+/// `golden_tests!(golden(), [handshake, tools]);`
+#[macro_export]
+macro_rules! golden_tests {
+    ($golden:expr, [$($session:ident),* $(,)?]) => {
+        $(
+            #[test]
+            fn $session() {
+                $golden.check(stringify!($session));
+            }
+        )*
+
+        #[test]
+        fn every_session_file_has_a_test() {
+            $golden.check_listed(&[$(stringify!($session)),*]);
+        }
+    };
+}

@@ -1,0 +1,46 @@
+//! Starting a server binary: `mcp` with a stdio client, or `serve` on a free port with an HTTP client.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::client::{ClientError, HttpClient, StdioClient};
+
+/// `bin mcp args..` with a client on its stdin and stdout.
+pub fn stdio(bin: &str, args: &[String]) -> Result<StdioClient, ClientError> {
+    let mut all = vec!["mcp"];
+    all.extend(args.iter().map(String::as_str));
+    StdioClient::spawn(bin, &all)
+}
+
+/// `bin serve --listen 127.0.0.1:0 args..`, the process and a client of its `/mcp`. The process
+/// is killed when the returned `Child` drops.
+pub async fn http(bin: &str, args: &[String]) -> Result<(Child, HttpClient), ClientError> {
+    let mut child = Command::new(bin)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let stderr = child.stderr.take().ok_or_else(|| ClientError::Protocol("no stderr".into()))?;
+    let mut lines = BufReader::new(stderr).lines();
+    let url = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix("listening on ") {
+                return Some(url.to_owned());
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten()
+    .ok_or_else(|| ClientError::Protocol(format!("{bin} serve printed no `listening on` line")))?;
+    // Keep draining stderr so the server never blocks writing diagnostics.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok((child, HttpClient::new(&format!("{url}/mcp"))?))
+}

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::client::Client;
+use crate::docs;
 use crate::placeholders::Placeholders;
 use crate::process;
 use crate::replay;
@@ -20,6 +21,8 @@ use crate::session::{Line, SessionFile, Step};
 
 /// The environment variable that re-records the `←` lines instead of comparing them.
 pub const BLESS: &str = "GOLDEN_BLESS";
+/// The environment variable that rewrites docs pages' generated regions instead of comparing them.
+pub const REGENERATE: &str = "DOCS_REGENERATE";
 
 /// The sessions of one server.
 pub struct Golden {
@@ -99,6 +102,52 @@ impl Golden {
         panic!("{report}\nIf the new answers are right, record them: {BLESS}=1 cargo test\n");
     }
 
+    /// Checks that the generated regions of a docs page are what the generator writes from the
+    /// server's descriptors and sessions; with `DOCS_REGENERATE=1`, writes them.
+    pub fn check_docs(&self, page: impl AsRef<Path>) {
+        let page = page.as_ref().canonicalize().unwrap_or_else(|e| panic!("{}: {e}", page.as_ref().display()));
+        let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        let tools = self.command_json("tools");
+        let tools = tools.as_array().cloned().unwrap_or_default();
+        let routes = docs::routes_from_openapi(&self.command_json("openapi"));
+        let session = |name: &str| -> Result<SessionFile, String> {
+            let path = self.path(name);
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
+        };
+        let sources = docs::Sources { tools: &tools, routes: &routes, session: &session };
+        let fresh = docs::regenerate(&text, &sources).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        if fresh == text {
+            return;
+        }
+        if std::env::var_os(REGENERATE).is_some() {
+            std::fs::write(&page, fresh).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+            return;
+        }
+        let diff = similar::TextDiff::from_lines(&text, &fresh);
+        panic!(
+            "{}: the generated regions are out of date\n{}\nRegenerate them: {REGENERATE}=1 cargo test\n",
+            page.display(),
+            diff.unified_diff().context_radius(2).header("page", "generated")
+        );
+    }
+
+    /// `bin COMMAND args..` printing JSON (`tools`, `openapi`).
+    fn command_json(&self, command: &str) -> Value {
+        let args: Vec<String> = self.args.iter().map(|a| self.fill_arg(a)).collect();
+        let out = std::process::Command::new(&self.bin)
+            .arg(command)
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| panic!("{} {command}: {e}", self.bin));
+        assert!(out.status.success(), "{} {command} failed: {}", self.bin, String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{} {command} printed no JSON: {e}", self.bin))
+    }
+
+    fn fill_arg(&self, arg: &str) -> String {
+        self.placeholders.fill(&Value::String(arg.to_owned())).as_str().unwrap_or(arg).to_owned()
+    }
+
     /// Every session file in the folder has a test, and every test its file.
     pub fn check_listed(&self, sessions: &[&str]) {
         let mut problems = Vec::new();
@@ -120,8 +169,7 @@ impl Golden {
     }
 
     async fn run(&self, transport: Transport, steps: &[Step]) -> Vec<Vec<Value>> {
-        let args: Vec<String> =
-            self.args.iter().map(|a| self.placeholders.fill(&Value::String(a.clone())).as_str().unwrap_or(a).to_owned()).collect();
+        let args: Vec<String> = self.args.iter().map(|a| self.fill_arg(a)).collect();
         let fail = |e: &dyn std::fmt::Display| -> ! { panic!("{} over {transport:?}: {e}", self.bin) };
         let (mut client, _server) = match transport {
             Transport::Stdio => (Client::Stdio(process::stdio(&self.bin, &args).unwrap_or_else(|e| fail(&e))), None),
@@ -180,10 +228,21 @@ fn differences(path: &Path, steps: &[Step], actual: &[Vec<Value>]) -> String {
     report
 }
 
-/// One `#[test]` per session, and one that every session file has its test:
-/// `golden_tests!(golden(), [handshake, tools]);`
+/// One `#[test]` per session, one that every session file has its test, and, when docs pages
+/// are named, one that their generated regions are current:
+/// `golden_tests!(golden(), [handshake, tools], docs: ["../../docs/servers/x.md"]);`
 #[macro_export]
 macro_rules! golden_tests {
+    ($golden:expr, [$($session:ident),* $(,)?], docs: [$($page:expr),* $(,)?]) => {
+        $crate::golden_tests!($golden, [$($session),*]);
+
+        #[test]
+        fn docs_are_generated_from_the_sessions() {
+            $(
+                $golden.check_docs($page);
+            )*
+        }
+    };
     ($golden:expr, [$($session:ident),* $(,)?]) => {
         $(
             #[test]

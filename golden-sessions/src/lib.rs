@@ -3,10 +3,11 @@
 //! re-recorded with `GOLDEN_BLESS=1`, and the source of generated documentation.
 
 pub mod client;
+pub mod docs;
 pub mod harness;
 pub mod placeholders;
 pub mod process;
 pub mod replay;
 pub mod session;
 
-pub use harness::{BLESS, Golden, Transport};
+pub use harness::{BLESS, Golden, REGENERATE, Transport};

@@ -1,4 +1,5 @@
-//! The recorded sessions in golden-sessions/conformance-server, replayed over stdio and HTTP.
+//! The recorded sessions in golden-sessions/conformance-server, replayed over stdio and HTTP, and
+//! the docs page generated from them.
 
 use tooltable_golden::Golden;
 
@@ -6,4 +7,8 @@ fn golden() -> Golden {
     Golden::new(env!("CARGO_BIN_EXE_conformance-server"), concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/conformance-server"))
 }
 
-tooltable_golden::golden_tests!(golden(), [handshake, tools, errors, notifications, client_requests, resources, prompts]);
+tooltable_golden::golden_tests!(
+    golden(),
+    [handshake, tools, errors, notifications, client_requests, resources, prompts],
+    docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/conformance-server.md")]
+);

@@ -1,0 +1,81 @@
+//! Generated regions of a docs page: the text between `<!-- generated:KIND key=value... -->` and
+//! `<!-- end generated -->` belongs to the generator; everything else to the writer.
+
+/// One region: what to generate, and where its body sits in the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    pub kind: String,
+    pub args: Vec<(String, String)>,
+    /// Byte range of the body (between the two marker lines).
+    pub body: std::ops::Range<usize>,
+    /// The line of the opening marker, from 1.
+    pub line: usize,
+}
+
+impl Region {
+    pub fn arg(&self, key: &str) -> Option<&str> {
+        self.args.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+const OPEN: &str = "<!-- generated:";
+const CLOSE: &str = "<!-- end generated -->";
+
+/// The regions of a page, in order; an opening marker without its end is an error.
+pub fn find(page: &str) -> Result<Vec<Region>, String> {
+    let mut regions = Vec::new();
+    let mut offset = 0;
+    let mut open: Option<(String, Vec<(String, String)>, usize, usize)> = None;
+    for (i, line) in page.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim();
+        if let Some(spec) = trimmed.strip_prefix(OPEN).and_then(|s| s.strip_suffix("-->")) {
+            if open.is_some() {
+                return Err(format!("line {}: a region opens inside another", i + 1));
+            }
+            let mut words = spec.split_whitespace();
+            let kind = words.next().unwrap_or("").to_owned();
+            let args = words.filter_map(|w| w.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+            open = Some((kind, args, offset, i + 1));
+        } else if trimmed == CLOSE {
+            let (kind, args, body_start, line) = open.take().ok_or(format!("line {}: an end marker without a start", i + 1))?;
+            regions.push(Region { kind, args, body: body_start..start, line });
+        }
+    }
+    match open {
+        Some((_, _, _, line)) => Err(format!("line {line}: a region without `{CLOSE}`")),
+        None => Ok(regions),
+    }
+}
+
+/// The page with each region's body replaced by what `generate` gives for it.
+pub fn regenerate(page: &str, mut generate: impl FnMut(&Region) -> Result<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(page.len());
+    let mut last = 0;
+    for region in find(page)? {
+        out.push_str(&page[last..region.body.start]);
+        let body = generate(&region).map_err(|e| format!("line {}: {e}", region.line))?;
+        out.push_str(&body);
+        if !body.is_empty() && !body.ends_with('\n') {
+            out.push('\n');
+        }
+        last = region.body.end;
+    }
+    out.push_str(&page[last..]);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_only_region_bodies() {
+        let page = "# Title\n<!-- generated:table server=x -->\nold\n<!-- end generated -->\nprose\n";
+        let out = regenerate(page, |r| Ok(format!("new {} {}\n", r.kind, r.arg("server").unwrap()))).unwrap();
+        assert_eq!(out, "# Title\n<!-- generated:table server=x -->\nnew table x\n<!-- end generated -->\nprose\n");
+        assert!(find("<!-- generated:a -->\n").is_err());
+        assert!(find("<!-- end generated -->\n").is_err());
+    }
+}

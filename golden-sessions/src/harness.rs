@@ -77,15 +77,8 @@ impl Golden {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (a test names a session file that is missing)", path.display()));
         let file = SessionFile::parse(&text).unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let file = if std::env::var_os(BLESS).is_some() {
-            let actual = runtime.block_on(self.run(Transport::Stdio, &file.steps()));
-            let blessed = bless(&file, &actual);
-            std::fs::write(&path, &blessed).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            SessionFile::parse(&blessed).expect("a rendered session parses")
-        } else {
-            file
-        };
+        let runtime = runtime();
+        let file = if std::env::var_os(BLESS).is_some() { self.write_answers(&runtime, &path, &file) } else { file };
         let steps = file.steps();
         let shown = path.canonicalize().unwrap_or(path.clone());
         let stdio = differences(&shown, &steps, &runtime.block_on(self.run(Transport::Stdio, &steps)));
@@ -102,21 +95,26 @@ impl Golden {
         panic!("{report}\nIf the new answers are right, record them: {BLESS}=1 cargo test\n");
     }
 
+    /// Records a session: runs the file's `→` messages against the server over stdio and writes
+    /// what came back as its `←` lines (a script of `→` lines becomes a transcript).
+    pub fn record(&self, session: &str) {
+        let path = self.path(session);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file = SessionFile::parse(&text).unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
+        self.write_answers(&runtime(), &path, &file);
+    }
+
+    fn write_answers(&self, runtime: &tokio::runtime::Runtime, path: &Path, file: &SessionFile) -> SessionFile {
+        let actual = runtime.block_on(self.run(Transport::Stdio, &file.steps()));
+        let recorded = bless(file, &actual);
+        std::fs::write(path, &recorded).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        SessionFile::parse(&recorded).expect("a rendered session parses")
+    }
+
     /// Checks that the generated regions of a docs page are what the generator writes from the
     /// server's descriptors and sessions; with `DOCS_REGENERATE=1`, writes them.
     pub fn check_docs(&self, page: impl AsRef<Path>) {
-        let page = page.as_ref().canonicalize().unwrap_or_else(|e| panic!("{}: {e}", page.as_ref().display()));
-        let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
-        let tools = self.command_json("tools");
-        let tools = tools.as_array().cloned().unwrap_or_default();
-        let routes = docs::routes_from_openapi(&self.command_json("openapi"));
-        let session = |name: &str| -> Result<SessionFile, String> {
-            let path = self.path(name);
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
-        };
-        let sources = docs::Sources { tools: &tools, routes: &routes, session: &session };
-        let fresh = docs::regenerate(&text, &sources).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        let (page, text, fresh) = self.generate_docs(page.as_ref());
         if fresh == text {
             return;
         }
@@ -130,6 +128,31 @@ impl Golden {
             page.display(),
             diff.unified_diff().context_radius(2).header("page", "generated")
         );
+    }
+
+    /// Rewrites the generated regions of a docs page.
+    pub fn regenerate_docs(&self, page: impl AsRef<Path>) {
+        let (page, text, fresh) = self.generate_docs(page.as_ref());
+        if fresh != text {
+            std::fs::write(&page, fresh).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        }
+    }
+
+    /// The page's path, its text, and its text with every region regenerated.
+    fn generate_docs(&self, page: &Path) -> (PathBuf, String, String) {
+        let page = page.canonicalize().unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        let tools = self.command_json("tools");
+        let tools = tools.as_array().cloned().unwrap_or_default();
+        let routes = docs::routes_from_openapi(&self.command_json("openapi"));
+        let session = |name: &str| -> Result<SessionFile, String> {
+            let path = self.path(name);
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
+        };
+        let sources = docs::Sources { tools: &tools, routes: &routes, session: &session };
+        let fresh = docs::regenerate(&text, &sources).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        (page, text, fresh)
     }
 
     /// `bin COMMAND args..` printing JSON (`tools`, `openapi`).
@@ -182,6 +205,10 @@ impl Golden {
         let _ = client.close().await;
         actual
     }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime")
 }
 
 /// The file with each step's `←` lines replaced by what the server sent; comments stay.

@@ -11,6 +11,11 @@ const MAX_VIOLATIONS: usize = 20;
 /// Checks `args` (an object) against the tool's schema and, unless the tool opts out, rejects
 /// argument names the schema does not know, so a misspelt optional argument never passes silently.
 pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure> {
+    let unknown = |known: &Vec<String>| args.as_object().is_some_and(|given| given.keys().any(|k| !known.contains(k)));
+    // The common case, valid arguments, is answered without collecting anything.
+    if !entry.known_args.as_ref().is_some_and(unknown) && entry.validator.is_valid(args) {
+        return Ok(());
+    }
     let mut violations: Vec<Value> = Vec::new();
     if let (Some(known), Some(given)) = (&entry.known_args, args.as_object()) {
         for name in given.keys().filter(|k| !known.contains(k)) {

@@ -122,7 +122,11 @@ impl Server {
             assert!(std::time::Instant::now() < deadline, "the server did not exit after EOF");
             std::thread::sleep(Duration::from_millis(10));
         };
-        let rest = self.lines.try_iter().map(|l| serde_json::from_str(&l).expect("JSON")).collect();
+        // The reader thread ends at the end of stdout; until then lines may still be on their way.
+        let mut rest = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(TIMEOUT) {
+            rest.push(serde_json::from_str(&line).expect("JSON"));
+        }
         (status, rest)
     }
 }

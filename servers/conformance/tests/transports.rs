@@ -1,30 +1,14 @@
 //! One scripted session gives the same JSON-RPC results over stdio and over Streamable HTTP.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-use tooltable_golden::client::{Client, HttpClient, StdioClient};
+use tooltable_golden::client::Client;
+use tooltable_golden::process;
 
 const BIN: &str = env!("CARGO_BIN_EXE_conformance-server");
 const WAIT: Duration = Duration::from_secs(10);
-
-/// Starts `serve` on a free port and returns the process and the /mcp URL it printed.
-pub async fn serve() -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let line = tokio::time::timeout(WAIT, lines.next_line()).await.expect("a listening line").unwrap().unwrap();
-    let base = line.strip_prefix("listening on ").expect("listening on URL").to_owned();
-    (child, format!("{base}/mcp"))
-}
 
 fn request(id: i64, method: &str, params: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
@@ -72,9 +56,9 @@ async fn run(mut client: Client) -> (BTreeMap<i64, Value>, Vec<String>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_and_http_give_the_same_results() {
-    let stdio = run(Client::Stdio(StdioClient::spawn(BIN, &["mcp"]).unwrap())).await;
-    let (_server, url) = serve().await;
-    let http = run(Client::Http(HttpClient::new(&url).unwrap())).await;
+    let stdio = run(Client::Stdio(process::stdio(BIN, &[]).unwrap())).await;
+    let (_server, client) = process::http(BIN, &[]).await.unwrap();
+    let http = run(Client::Http(client)).await;
     assert_eq!(stdio.0.len(), 14);
     for (id, response) in &stdio.0 {
         assert_eq!(Some(response), http.0.get(id), "response {id} differs");

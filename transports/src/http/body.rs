@@ -78,17 +78,13 @@ pub fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> HttpResponse {
     response
 }
 
-/// Why a request body could not be read.
-pub enum BodyError {
-    TooLarge,
-    Broken,
-}
-
-/// Reads the whole body, refusing one over `limit` bytes without buffering past it.
-pub async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, BodyError> {
+/// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it.
+pub async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpResponse> {
     match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge),
-        Err(_) => Err(BodyError::Broken),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))
+        }
+        Err(_) => Err(error(StatusCode::BAD_REQUEST, "the body could not be read")),
     }
 }

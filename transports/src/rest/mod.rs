@@ -11,7 +11,7 @@ use hyper::{Request, StatusCode};
 use tooltable::{Cx, Output};
 
 use crate::http::HttpContext;
-use crate::http::body::{self, BodyError, HttpResponse};
+use crate::http::body::{self, HttpResponse};
 use routes::Resolution;
 
 pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
@@ -32,11 +32,7 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
     };
     let bytes = match body::read_limited(req.into_body(), cx.options.max_body_bytes).await {
         Ok(bytes) => bytes,
-        Err(BodyError::TooLarge) => {
-            let message = format!("the body exceeds the limit of {} bytes", cx.options.max_body_bytes);
-            return body::error(StatusCode::PAYLOAD_TOO_LARGE, message);
-        }
-        Err(BodyError::Broken) => return body::error(StatusCode::BAD_REQUEST, "the body could not be read"),
+        Err(response) => return response,
     };
     let Some(entry) = cx.server.table().get(&route.tool) else {
         return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}"));

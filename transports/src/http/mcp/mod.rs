@@ -14,7 +14,7 @@ use tooltable::jsonrpc::{self, Incoming as Message, RpcError};
 use tooltable::SUPPORTED_VERSIONS;
 
 use super::HttpContext;
-use super::body::{self, BodyError, HttpResponse};
+use super::body::{self, HttpResponse};
 use registry::HttpSession;
 use streams::FirstAnswer;
 
@@ -86,11 +86,7 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
     }
     let bytes = match body::read_limited(req.into_body(), cx.options.max_body_bytes).await {
         Ok(bytes) => bytes,
-        Err(BodyError::TooLarge) => {
-            let message = format!("the body exceeds the limit of {} bytes", cx.options.max_body_bytes);
-            return body::error(StatusCode::PAYLOAD_TOO_LARGE, message);
-        }
-        Err(BodyError::Broken) => return body::error(StatusCode::BAD_REQUEST, "the body could not be read"),
+        Err(response) => return response,
     };
     let message = match jsonrpc::decode(&bytes) {
         Ok(message) => message,

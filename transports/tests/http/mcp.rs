@@ -59,6 +59,19 @@ async fn sessions_are_random_required_and_deletable() {
 }
 
 #[tokio::test]
+async fn a_refused_initialize_leaves_no_session() {
+    let s = start(HttpOptions::default()).await;
+    let r = post(s.addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } })).await;
+    assert_eq!(r.json()["error"]["code"], -32602);
+    assert_eq!(r.header("mcp-session-id"), None);
+    let session = initialize(s.addr).await;
+    let again = post(s.addr, Some(&session), json!({ "jsonrpc": "2.0", "id": 5, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
+    assert_eq!(again.json()["error"]["code"], -32600);
+    let ping = post(s.addr, Some(&session), json!({ "jsonrpc": "2.0", "id": 6, "method": "ping" })).await;
+    assert_eq!(ping.status, 200, "a second initialize does not end the session");
+}
+
+#[tokio::test]
 async fn idle_sessions_expire() {
     let s = start(HttpOptions { session_idle: Duration::from_millis(200), ..HttpOptions::default() }).await;
     let session = initialize(s.addr).await;

@@ -92,8 +92,9 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
         Ok(message) => message,
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
     };
-    let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize");
-    let http = if initialize && !headers.contains_key(SESSION_HEADER) {
+    let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
+        && !headers.contains_key(SESSION_HEADER);
+    let http = if initialize {
         match cx.sessions.create(&cx.server) {
             Ok(http) => http,
             Err(e) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, format!("no session id: {e}")),
@@ -118,13 +119,21 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
         streams.expect(id.clone(), streamable)
     };
     http.session.handle(message);
+    let mut initialized = false;
     let response = match answer.await {
-        Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
+        Ok(FirstAnswer::Json(text)) => {
+            initialized = initialize && http.session.is_initialized();
+            body::json_text(StatusCode::OK, text)
+        }
         Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), &RpcError::internal("the session closed")),
     };
-    if initialize && response.status() == StatusCode::OK {
-        return with_session(response, &http);
+    if initialize {
+        if initialized {
+            return with_session(response, &http);
+        }
+        // A refused initialize leaves no session behind.
+        cx.sessions.remove(&http.id);
     }
     response
 }

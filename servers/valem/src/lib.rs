@@ -3,6 +3,7 @@
 //! that recomputes what the write affects. Served as MCP tools (and REST routes).
 
 pub mod engine;
+pub mod resources;
 mod server;
 pub mod tools;
 

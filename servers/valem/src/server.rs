@@ -1,10 +1,12 @@
-//! The server: the tools in the order `tools/list` shows them, and the state and schema resources.
+//! The server: the tools in the order `tools/list` shows them, and the resources: the state of
+//! each model, the ModelSpec schema, the guides and the bundled examples.
 
 use serde_json::Value;
 use tooltable::{Failure, ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, table};
 
+use crate::resources;
 use crate::tools::registry::Models;
-use crate::tools::{authoring, guidance, models, reading, spec_schema, writing};
+use crate::tools::{authoring, evaluate, guidance, models, reading, spec_schema, writing};
 
 const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
 constraints, live schema values and effects are JSONata expressions. Author a spec with \
@@ -14,7 +16,7 @@ get_state (narrow it with paths and depth), get_field and explain. Addresses are
 Path ($.a.b, $.items[0].x).";
 
 pub fn server() -> Result<Server<Models>, TableError> {
-    Server::builder(Models::default())
+    let mut builder = Server::builder(Models::default())
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .operations(table![
@@ -31,7 +33,7 @@ pub fn server() -> Result<Server<Models>, TableError> {
             models::delete_model,
             guidance::get_domain_guidance,
             authoring::validate_spec,
-            authoring::eval_expression,
+            evaluate::eval_expression,
             authoring::test_spec,
             authoring::dry_run,
         ])
@@ -55,5 +57,28 @@ pub fn server() -> Result<Server<Models>, TableError> {
                 Ok(vec![ResourceContents::text(req.uri, "application/json", state.to_string())])
             },
         )
-        .build()
+        .resource_template(
+            ResourceTemplate::new("valem://examples/{name}", "example-spec")
+                .description(format!("A bundled example ModelSpec, a working model to learn from: {}", example_names()))
+                .mime_type("application/json"),
+            |_, req| async move {
+                let name = req.params.get("name").cloned().unwrap_or_default();
+                let text = resources::example(&name).ok_or_else(|| {
+                    Failure::new(ErrorKind::NotFound, format!("there is no example {name:?}; the examples are {}", example_names()))
+                })?;
+                Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
+            },
+        );
+    for guide in resources::GUIDES {
+        let resource = Resource::new(resources::guide_uri(guide.name), guide.name).description(guide.description).mime_type("text/markdown");
+        let text = guide.text;
+        builder = builder.resource(resource, move |_, req| async move {
+            Ok(vec![ResourceContents::text(req.uri, "text/markdown", text)])
+        });
+    }
+    builder.build()
+}
+
+fn example_names() -> String {
+    resources::EXAMPLES.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
 }

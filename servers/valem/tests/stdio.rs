@@ -1,77 +1,28 @@
 //! The real binary over stdio: the seed's worked example, and bad input that must come back as
 //! a clear `isError` result with the process alive and the model unchanged.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+#[path = "support/mcp_client.rs"]
+mod mcp_client;
+
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-/// A newline-delimited JSON-RPC client of `valem mcp`.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
+/// The binary, started and past its handshake; calls answer `(isError, body)`.
+struct Client(mcp_client::Client);
 
 impl Client {
     fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_valem"))
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("valem starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut client = Client { child, stdin, stdout, next_id: 1 };
-        let init = client.request("initialize", json!({ "protocolVersion": "2025-06-18", "capabilities": {} }));
-        assert_eq!(init["result"]["serverInfo"]["name"], "valem");
-        client.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
-        client
+        Client(mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).expect("valem starts"))
     }
 
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and reads lines until its response (notifications are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        loop {
-            let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
-    }
-
-    /// Calls a tool; gives (isError, structuredContent or the parsed text).
     fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
-        let response = self.request("tools/call", json!({ "name": tool, "arguments": arguments }));
-        let result = &response["result"];
-        let body = match result.get("structuredContent") {
-            Some(v) => v.clone(),
-            None => serde_json::from_str(result["content"][0]["text"].as_str().unwrap_or("null")).unwrap_or(Value::Null),
-        };
-        (result["isError"] == json!(true), body)
+        let answer = self.0.call(tool, arguments).expect("the server answers");
+        (answer.is_error, answer.body)
     }
 
     fn alive(&mut self) -> bool {
-        self.request("ping", json!({}))["result"] == json!({})
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.0.request("ping", json!({})).is_ok_and(|r| r["result"] == json!({}))
     }
 }
 

@@ -1,12 +1,14 @@
 //! A spec made ready to run: every address parsed, every expression compiled with what it
 //! reads, the dependency graph built. Compiling is also validating: each problem is a finding.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::findings::Findings;
 use super::graph::{Graph, NodeShape};
+use super::index::RootIndex;
 use super::jsonata::{Expr, Library, ReadSeg, Reads};
 use super::path::{Path, Seg};
 use super::schema;
@@ -20,6 +22,31 @@ pub struct Bound {
     pub reads: Vec<Path>,
     /// The root fields an expression on the document needs; `None` when it needs all of it.
     pub projection: Option<Vec<String>>,
+    /// What of `$parent` the expression reads.
+    pub parent: ParentUse,
+}
+
+/// What of `$parent` an expression reads: binding only that keeps the cost of an expression
+/// next to a large container (a field at the root has the whole document as parent) to what
+/// it reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParentUse {
+    Unused,
+    Fields(Vec<String>),
+    Whole,
+}
+
+impl Bound {
+    /// The value to bind as `$parent`, given the container's value; `None` when unused.
+    pub fn parent_value<'v>(&self, container: &'v Value) -> Option<Cow<'v, Value>> {
+        match (&self.parent, container) {
+            (ParentUse::Unused, _) => None,
+            (ParentUse::Fields(fields), Value::Object(m)) => {
+                Some(Cow::Owned(Value::Object(fields.iter().filter_map(|f| m.get(f).map(|v| (f.clone(), v.clone()))).collect())))
+            }
+            _ => Some(Cow::Borrowed(container)),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -70,6 +97,11 @@ pub struct Compiled {
     pub effects: Vec<EffectNode>,
     pub defaults: Vec<DefaultNode>,
     pub graph: Graph,
+    /// Where to look for the nodes a change may touch, one index per kind of node.
+    pub derivation_index: RootIndex,
+    pub meta_index: RootIndex,
+    pub constraint_index: RootIndex,
+    pub effect_index: RootIndex,
 }
 
 /// `MAJOR.MINOR.PATCH[-pre]`.
@@ -216,7 +248,25 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
     if f.has_errors() {
         return Err(f);
     }
-    Ok((Compiled { spec, library, derivations, metas, constraints, effects, defaults, graph }, f))
+    let derivation_index = RootIndex::build(derivations.iter().map(|d| d.bound.reads.iter().chain([&d.path]).collect()));
+    let meta_index = RootIndex::build(metas.iter().map(|m| m.bound.reads.iter().collect()));
+    let constraint_index = RootIndex::build(constraints.iter().map(|k| k.bound.reads.iter().collect()));
+    let effect_index = RootIndex::build(effects.iter().map(|e| e.trigger.reads.iter().chain(e.dedupe_key.iter().flat_map(|k| &k.reads)).collect()));
+    let compiled = Compiled {
+        spec,
+        library,
+        derivations,
+        metas,
+        constraints,
+        effects,
+        defaults,
+        graph,
+        derivation_index,
+        meta_index,
+        constraint_index,
+        effect_index,
+    };
+    Ok((compiled, f))
 }
 
 fn compile_library(spec: &ModelSpec, f: &mut Findings) -> Option<Library> {
@@ -256,16 +306,27 @@ impl Cx<'_> {
         if let Some(parent) = parent {
             reads.extend(r.parent.iter().map(|p| parent.join(&segs(p))));
         }
-        let projection = (base.is_root() && !r.whole_input).then(|| {
-            let mut roots: Vec<String> = r.paths.iter().filter_map(|p| match p.first() {
-                Some(ReadSeg::Key(k)) => Some(k.clone()),
-                _ => None,
-            }).collect();
-            roots.dedup();
-            roots
-        });
-        Some(Bound { expr, reads, projection })
+        let projection = (base.is_root() && !r.whole_input).then(|| root_keys(&r.paths)).flatten();
+        let parent = match (r.parent.is_empty(), root_keys(&r.parent)) {
+            (true, _) => ParentUse::Unused,
+            (false, Some(fields)) => ParentUse::Fields(fields),
+            (false, None) => ParentUse::Whole,
+        };
+        Some(Bound { expr, reads, projection, parent })
     }
+}
+
+/// The first keys of read paths, once each; `None` when one of them reads the whole value.
+fn root_keys(paths: &[Vec<ReadSeg>]) -> Option<Vec<String>> {
+    let mut roots: Vec<String> = Vec::new();
+    for p in paths {
+        match p.first() {
+            Some(ReadSeg::Key(k)) if !roots.contains(k) => roots.push(k.clone()),
+            Some(ReadSeg::Key(_)) => {}
+            _ => return None,
+        }
+    }
+    Some(roots)
 }
 
 fn segs(read: &[ReadSeg]) -> Vec<Seg> {

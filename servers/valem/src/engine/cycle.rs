@@ -1,10 +1,11 @@
 //! One reactive cycle: validate the writes, write them, fill defaults into new containers,
-//! recompute the dirty derivations in order, then meta, constraints and effects. The caller
-//! keeps the state from before and puts it back when the cycle fails.
+//! recompute the dirty derivations in order, then meta, constraints and effects. The state
+//! journals every change; the caller undoes the journal when the cycle fails.
 
 use serde_json::{Map, Value, json};
 
 use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode};
+use super::index::RootIndex;
 use super::jsonata::{Env, is_truthy};
 use super::limits;
 use super::path::{Path, Seg};
@@ -13,7 +14,7 @@ use super::spec::Policy;
 use super::state::{EffectMemory, State};
 use super::trace::{ConstraintFailure, CycleOutcome, Trace};
 
-/// Why a cycle was refused; the state is to be restored by the caller.
+/// Why a cycle was refused; the caller undoes what the state journalled.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CycleError {
     Schema(Vec<Violation>),
@@ -44,10 +45,11 @@ pub fn run(c: &Compiled, state: &mut State, writes: &[(Path, Value)], creation: 
     let dirty = if creation {
         c.graph.order().to_vec()
     } else {
-        let seeds = c.derivations.iter().enumerate().filter(|(_, d)| {
+        let seeds = c.derivation_index.candidates(&run.changed).into_iter().filter(|&i| {
+            let d = &c.derivations[i];
             run.touched(&d.bound.reads) || run.changed.iter().any(|w| w.overlaps(&d.path))
         });
-        c.graph.downstream(seeds.map(|(i, _)| i).collect::<Vec<_>>())
+        c.graph.downstream(seeds.collect::<Vec<_>>())
     };
     for i in dirty {
         let d = &c.derivations[i];
@@ -55,12 +57,14 @@ pub fn run(c: &Compiled, state: &mut State, writes: &[(Path, Value)], creation: 
             run.derive(d);
         }
     }
-    for m in &c.metas {
+    for i in run.candidates(&c.meta_index, c.metas.len()) {
+        let m = &c.metas[i];
         if run.creation || run.touched(&m.bound.reads) {
             run.meta(m);
         }
     }
-    for k in &c.constraints {
+    for i in run.candidates(&c.constraint_index, c.constraints.len()) {
+        let k = &c.constraints[i];
         if run.creation || run.touched(&k.bound.reads) {
             run.constraint(k);
         }
@@ -69,7 +73,8 @@ pub fn run(c: &Compiled, state: &mut State, writes: &[(Path, Value)], creation: 
     if !rollbacks.is_empty() {
         return Err(CycleError::Constraint(rollbacks));
     }
-    for e in &c.effects {
+    for i in run.candidates(&c.effect_index, c.effects.len()) {
+        let e = &c.effects[i];
         let reads_dedupe = e.dedupe_key.as_ref().is_some_and(|k| run.touched(&k.reads));
         if run.creation || run.touched(&e.trigger.reads) || reads_dedupe {
             run.effect(e);
@@ -89,7 +94,8 @@ fn check_writes(c: &Compiled, state: &State, writes: &[(Path, Value)]) -> Result
             violations.push(violation(path, "path", format!("{path} has a wildcard; write each element's address")));
             continue;
         }
-        if let Some(d) = c.derivations.iter().find(|d| d.path.overlaps(path) && path.segs().len() >= d.path.segs().len()) {
+        let mut derived_here = c.derivation_index.candidates(std::slice::from_ref(path)).into_iter().map(|i| &c.derivations[i]);
+        if let Some(d) = derived_here.find(|d| d.path.overlaps(path) && path.segs().len() >= d.path.segs().len()) {
             let why = format!("{path} is derived by `{}` and cannot be written", d.bound.expr.source());
             violations.push(violation(path, "readOnly", why));
             continue;
@@ -122,6 +128,11 @@ struct Cycle<'a> {
 }
 
 impl Cycle<'_> {
+    /// The nodes of `index` to look at: at creation all `len` of them, else those a change may touch.
+    fn candidates(&self, index: &RootIndex, len: usize) -> Vec<usize> {
+        if self.creation { (0..len).collect() } else { index.candidates(&self.changed) }
+    }
+
     fn touched(&self, reads: &[Path]) -> bool {
         reads.iter().any(|r| self.changed.iter().any(|w| w.overlaps(r)))
     }
@@ -129,8 +140,8 @@ impl Cycle<'_> {
     /// Evaluates `bound` on the document, or on the value at `at` when given, with `$parent`.
     fn eval(&self, bound: &Bound, at: Option<&Path>, parent: &Path) -> Result<Option<Value>, String> {
         let null = Value::Null;
-        let parent_value = parent.get(&self.state.doc).unwrap_or(&null);
-        let bindings = [("parent", parent_value)];
+        let parent_value = bound.parent_value(parent.get(&self.state.doc).unwrap_or(&null));
+        let bindings: Vec<(&str, &Value)> = parent_value.as_deref().map(|v| ("parent", v)).into_iter().collect();
         let result = match at {
             None => self.env.eval_fields(&bound.expr, &self.state.doc, bound.projection.as_deref(), &bindings),
             Some(p) => self.env.eval(&bound.expr, p.get(&self.state.doc).unwrap_or(&null), &bindings),
@@ -268,13 +279,13 @@ impl Cycle<'_> {
         // when the key's value changes while the trigger holds.
         let repeat = memory.triggered && (e.dedupe_key.is_none() || memory.last_key == key);
         if !triggered {
-            self.state.effects.insert(e.spec.id.clone(), EffectMemory { triggered: false, ..memory });
+            self.state.remember_effect(&e.spec.id, EffectMemory { triggered: false, ..memory });
             return;
         }
         if busy || repeat {
             return;
         }
-        self.state.effects.insert(e.spec.id.clone(), EffectMemory { triggered: true, last_key: key.clone() });
+        self.state.remember_effect(&e.spec.id, EffectMemory { triggered: true, last_key: key.clone() });
         let mut request = Map::new();
         request.insert("effectId".into(), json!(e.spec.id));
         request.insert("executor".into(), json!(e.spec.executor));

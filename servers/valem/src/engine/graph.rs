@@ -64,14 +64,16 @@ impl Graph {
     /// The derivations to re-evaluate after `seeds` changed, with everything downstream of them,
     /// in evaluation order.
     pub fn downstream(&self, seeds: impl IntoIterator<Item = usize>) -> Vec<usize> {
-        let mut dirty = vec![false; self.rank.len()];
+        // Only what is reached is visited and sorted: the cost follows the dirty part.
+        let mut seen = std::collections::HashSet::new();
         let mut stack: Vec<usize> = seeds.into_iter().collect();
+        let mut out = Vec::new();
         while let Some(i) = stack.pop() {
-            if !std::mem::replace(&mut dirty[i], true) {
+            if seen.insert(i) {
+                out.push(i);
                 stack.extend(&self.dependents[i]);
             }
         }
-        let mut out: Vec<usize> = (0..dirty.len()).filter(|&i| dirty[i]).collect();
         out.sort_by_key(|&i| self.rank[i]);
         out
     }

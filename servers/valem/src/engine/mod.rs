@@ -4,6 +4,8 @@ pub mod compiled;
 pub mod cycle;
 pub mod findings;
 pub mod graph;
+pub mod index;
+pub mod journal;
 pub mod jsonata;
 pub mod limits;
 pub mod model;

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::compiled::{self, Compiled};
 use super::cycle::{self, CycleError};
 use super::findings::Findings;
+use super::journal::Journal;
 use super::jsonata::Env;
 use super::path::Path;
 use super::ring::Ring;
@@ -45,9 +46,10 @@ pub struct HistoryEntry {
     pub derived_updated: Vec<String>,
     pub flagged_constraints: Vec<ConstraintFailure>,
     pub dispatched_effects: Vec<Value>,
-    /// The merged state after the cycle, for `get_state` `at`.
+    /// What the cycle changed, as what to put back: `get_state` `at` rebuilds an earlier state
+    /// by undoing the newer cycles from the live state.
     #[serde(skip)]
-    pub state: Value,
+    pub undo: Arc<Journal>,
     #[serde(skip)]
     pub at: DateTime<Utc>,
 }
@@ -89,8 +91,10 @@ impl Model {
     pub fn from_compiled(compiled: Arc<Compiled>) -> Result<Model, ModelFailure> {
         let mut state = State::new(schema::seed(&compiled.spec.schema));
         let outcome = cycle::run(&compiled, &mut state, &[], true).map_err(ModelFailure::Cycle)?;
+        // No state before creation is ever rebuilt, so creation keeps no journal.
+        state.take_journal();
         let mut model = Model { compiled, state, history: Ring::new(HISTORY_CAPACITY), traces: Ring::new(TRACE_CAPACITY), next_sequence: 0 };
-        model.commit("create", Map::new(), &outcome);
+        model.commit("create", Map::new(), &outcome, Journal::default());
         Ok(model)
     }
 
@@ -117,20 +121,21 @@ impl Model {
             let path = Path::parse(address).map_err(|e| ModelFailure::BadPath(e.0))?;
             writes.push((path, value.clone()));
         }
-        let before = self.state.clone();
-        match cycle::run(&self.compiled, &mut self.state, &writes, false) {
+        let result = cycle::run(&self.compiled, &mut self.state, &writes, false);
+        let journal = self.state.take_journal();
+        match result {
             Ok(outcome) => {
-                self.commit("mutate", mutations.clone(), &outcome);
+                self.commit("mutate", mutations.clone(), &outcome, journal);
                 Ok(outcome)
             }
             Err(e) => {
-                self.state = before;
+                self.state.undo(journal);
                 Err(ModelFailure::Cycle(e))
             }
         }
     }
 
-    fn commit(&mut self, source: &str, mutations: Map<String, Value>, outcome: &CycleOutcome) {
+    fn commit(&mut self, source: &str, mutations: Map<String, Value>, outcome: &CycleOutcome, undo: Journal) {
         for t in &outcome.traces {
             self.traces.push(t.clone());
         }
@@ -143,7 +148,7 @@ impl Model {
             derived_updated: outcome.derived_updated.clone(),
             flagged_constraints: outcome.flagged.clone(),
             dispatched_effects: outcome.dispatched_effects.clone(),
-            state: self.state.merged(),
+            undo: Arc::new(undo),
             at,
         });
         self.next_sequence += 1;
@@ -151,7 +156,11 @@ impl Model {
 
     /// The merged document, lazy derivations computed now.
     pub fn merged(&self) -> Value {
-        let mut out = self.state.merged();
+        self.with_lazy(self.state.merged())
+    }
+
+    /// `merged`, the lazy derivations computed on it.
+    fn with_lazy(&self, mut out: Value) -> Value {
         let lazy: Vec<usize> = self.compiled.graph.order().iter().copied().filter(|&i| self.compiled.derivations[i].lazy).collect();
         if lazy.is_empty() {
             return out;
@@ -162,9 +171,10 @@ impl Model {
             let targets = if d.path.has_wildcard() { d.path.expand(&out) } else { vec![d.path.clone()] };
             for target in targets {
                 let parent = Path(target.segs()[..target.segs().len() - 1].to_vec());
-                let parent_value = parent.get(&out).cloned().unwrap_or(Value::Null);
+                let parent_value = d.bound.parent_value(parent.get(&out).unwrap_or(&Value::Null)).map(|v| v.into_owned());
+                let bindings: Vec<(&str, &Value)> = parent_value.iter().map(|v| ("parent", v)).collect();
                 let value = env
-                    .eval_fields(&d.bound.expr, &out, d.bound.projection.as_deref(), &[("parent", &parent_value)])
+                    .eval_fields(&d.bound.expr, &out, d.bound.projection.as_deref(), &bindings)
                     .ok()
                     .flatten()
                     .unwrap_or(Value::Null);
@@ -174,9 +184,21 @@ impl Model {
         out
     }
 
-    /// The merged state as it was at `at`: the newest history entry at or before it.
+    /// The merged state as the newest history entry at or before `at` left it: the live state
+    /// with every newer cycle undone, newest first.
     pub fn merged_at(&self, at: DateTime<Utc>) -> Option<Value> {
-        self.history.iter().rev().find(|h| h.at <= at).map(|h| h.state.clone())
+        let newer = self.history.iter().rev().take_while(|h| h.at > at).count();
+        if newer == self.history.iter().count() {
+            return None;
+        }
+        if newer == 0 {
+            return Some(self.merged());
+        }
+        let mut state = self.state.clone();
+        for entry in self.history.iter().rev().take(newer) {
+            state.undo(Journal::clone(&entry.undo));
+        }
+        Some(self.with_lazy(state.merged()))
     }
 }
 

@@ -1,11 +1,13 @@
 //! A model's live data: the written document, the derived values, the meta values and what the
 //! effects remember. Expressions read `doc`, the written document with derived values in place.
+//! Every change is recorded in the journal, so that a cycle can be undone (see `journal.rs`).
 
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use super::journal::{Change, Journal, Slot};
 use super::path::Path;
 
 /// What an effect remembers between cycles, to emit once per trigger rather than on every write.
@@ -26,6 +28,8 @@ pub struct State {
     /// Meta values by concrete address, then property.
     pub meta: IndexMap<Path, Map<String, Value>>,
     pub effects: HashMap<String, EffectMemory>,
+    /// The changes since the journal was last taken.
+    journal: Journal,
 }
 
 impl State {
@@ -35,13 +39,21 @@ impl State {
 
     /// Writes a caller's value into the document.
     pub fn write(&mut self, path: &Path, value: Value) -> Result<(), String> {
+        self.journal.push(Change::Base(Slot::before_set(&self.base, path)));
         path.set(&mut self.base, value.clone()).map_err(|e| e.0)?;
+        self.set_doc(path, value)
+    }
+
+    fn set_doc(&mut self, path: &Path, value: Value) -> Result<(), String> {
+        self.journal.push(Change::Doc(Slot::before_set(&self.doc, path)));
         path.set(&mut self.doc, value).map_err(|e| e.0)
     }
 
     /// Stores a derived value.
     pub fn derive(&mut self, path: &Path, value: Value) -> Result<(), String> {
-        path.set(&mut self.doc, value.clone()).map_err(|e| e.0)?;
+        self.set_doc(path, value.clone())?;
+        let old = self.derived.get_full(path).map(|(at, _, v)| (at, v.clone()));
+        self.journal.push(Change::Derived(path.clone(), old));
         self.derived.insert(path.clone(), value);
         Ok(())
     }
@@ -50,27 +62,76 @@ impl State {
     pub fn forget_derived(&mut self, pattern: &Path) {
         let gone: Vec<Path> = self.derived.keys().filter(|p| pattern.matches(p)).cloned().collect();
         for p in gone {
-            self.derived.shift_remove(&p);
+            if let Some((at, _, value)) = self.derived.shift_remove_full(&p) {
+                self.journal.push(Change::Derived(p.clone(), Some((at, value))));
+            }
             // A value under an element that still exists in the written document goes back to it.
             match p.get(&self.base).cloned() {
                 Some(v) => {
-                    let _ = p.set(&mut self.doc, v);
+                    let _ = self.set_doc(&p, v);
                 }
-                None => {
-                    p.remove(&mut self.doc);
+                None => self.remove_doc(&p),
+            }
+        }
+    }
+
+    /// Removes a value from `doc`; the container it was in is what the journal keeps, so that
+    /// its key order comes back too.
+    fn remove_doc(&mut self, path: &Path) {
+        let Some((_, parent)) = path.segs().split_last() else { return };
+        let parent = Path(parent.to_vec());
+        if let Some(container) = parent.get(&self.doc) {
+            self.journal.push(Change::Doc(Slot::Was(parent, container.clone())));
+            path.remove(&mut self.doc);
+        }
+    }
+
+    pub fn set_meta(&mut self, path: &Path, property: &str, value: Option<Value>) {
+        let old = self.meta.get_full(path).map(|(at, _, m)| (at, m.clone()));
+        match value {
+            Some(v) => {
+                self.journal.push(Change::Meta(path.clone(), old));
+                self.meta.entry(path.clone()).or_default().insert(property.to_owned(), v);
+            }
+            None => {
+                if let Some(m) = self.meta.get_mut(path) {
+                    self.journal.push(Change::Meta(path.clone(), old));
+                    m.shift_remove(property);
                 }
             }
         }
     }
 
-    pub fn set_meta(&mut self, path: &Path, property: &str, value: Option<Value>) {
-        match value {
-            Some(v) => {
-                self.meta.entry(path.clone()).or_default().insert(property.to_owned(), v);
-            }
-            None => {
-                if let Some(m) = self.meta.get_mut(path) {
-                    m.shift_remove(property);
+    /// Records what an effect remembers after this cycle.
+    pub fn remember_effect(&mut self, id: &str, memory: EffectMemory) {
+        let old = self.effects.insert(id.to_owned(), memory);
+        self.journal.push(Change::Effect(id.to_owned(), old));
+    }
+
+    /// The changes recorded since the last call, oldest first.
+    pub fn take_journal(&mut self) -> Journal {
+        std::mem::take(&mut self.journal)
+    }
+
+    /// Puts back every change of `journal`, newest first.
+    pub fn undo(&mut self, journal: Journal) {
+        for change in journal.0.into_iter().rev() {
+            match change {
+                Change::Base(slot) => slot.undo(&mut self.base),
+                Change::Doc(slot) => slot.undo(&mut self.doc),
+                Change::Derived(path, None) => {
+                    self.derived.shift_remove(&path);
+                }
+                Change::Derived(path, Some((at, value))) => put_back(&mut self.derived, at, path, value),
+                Change::Meta(path, None) => {
+                    self.meta.shift_remove(&path);
+                }
+                Change::Meta(path, Some((at, values))) => put_back(&mut self.meta, at, path, values),
+                Change::Effect(id, None) => {
+                    self.effects.remove(&id);
+                }
+                Change::Effect(id, Some(memory)) => {
+                    self.effects.insert(id, memory);
                 }
             }
         }
@@ -85,4 +146,11 @@ impl State {
         }
         out
     }
+}
+
+/// Puts an entry back at its former place (the map is as the change left it, so the place is
+/// in range; it is clamped all the same).
+fn put_back<V>(map: &mut IndexMap<Path, V>, at: usize, key: Path, value: V) {
+    let last = if map.contains_key(&key) { map.len().saturating_sub(1) } else { map.len() };
+    map.shift_insert(at.min(last), key, value);
 }

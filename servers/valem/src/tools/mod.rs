@@ -2,6 +2,7 @@
 
 pub mod authoring;
 pub mod errors;
+pub mod evaluate;
 pub mod guidance;
 pub mod models;
 pub mod projection;

@@ -1,8 +1,8 @@
 //! The registry tools: list, create, describe, read the spec of, and delete models.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
@@ -21,21 +21,17 @@ pub struct CreateModelArgs {
     pub spec: Value,
 }
 
-/// Written by hand: the inputSchema embeds the whole ModelSpec schema.
-impl JsonSchema for CreateModelArgs {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "CreateModelArgs".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let schema = spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", serde_json::json!({}));
-        Schema::try_from(schema).unwrap_or_default()
-    }
-}
-
 /// Creates a model from a full ModelSpec: validates it, seeds the document from schema
 /// defaults and `defaultValues`, computes every eager derivation. When the id is taken, `-2`,
 /// `-3`, ... is appended: read the returned id.
-#[operation(title = "Create model", rest = "POST /models", body = "spec", status = 201)]
+// The inputSchema embeds the whole ModelSpec schema, built once when the table is.
+#[operation(
+    title = "Create model",
+    rest = "POST /models",
+    body = "spec",
+    status = 201,
+    input_schema = spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", json!({}))
+)]
 pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
     let model = Model::create(&args.spec)?;
     let counts = model.info("");

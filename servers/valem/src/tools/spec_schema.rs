@@ -28,6 +28,7 @@ pub fn with_spec_property(field: &str, description: &str, others: Value) -> Valu
         properties.extend(extra);
     }
     json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "properties": properties,
         "required": [field],

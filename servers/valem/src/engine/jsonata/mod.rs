@@ -155,6 +155,20 @@ impl Env {
         only: Option<&[String]>,
         bindings: &[(&str, &Value)],
     ) -> Result<Option<Value>, EvalError> {
+        let input = match only {
+            Some(fields) => convert::fields_to_jvalue(input, fields),
+            None => convert::to_jvalue(input),
+        };
+        self.run(expr, &input, bindings)
+    }
+
+    /// As [`Env::eval`]; `None` evaluates on no input at all (JSONata's undefined), where `$`
+    /// is undefined rather than null.
+    pub fn eval_optional(&self, expr: &Expr, input: Option<&Value>, bindings: &[(&str, &Value)]) -> Result<Option<Value>, EvalError> {
+        self.run(expr, &input.map_or(JValue::Undefined, convert::to_jvalue), bindings)
+    }
+
+    fn run(&self, expr: &Expr, input: &JValue, bindings: &[(&str, &Value)]) -> Result<Option<Value>, EvalError> {
         let mut context = Context::new();
         for (name, value) in &self.globals {
             context.bind(name.clone(), value.clone());
@@ -163,11 +177,7 @@ impl Env {
             context.bind((*name).to_owned(), convert::to_jvalue(value));
         }
         let mut evaluator = Evaluator::with_options(context, options());
-        let input = match only {
-            Some(fields) => convert::fields_to_jvalue(input, fields),
-            None => convert::to_jvalue(input),
-        };
-        let result = evaluator.evaluate(&expr.ast, &input).map_err(|e| EvalError(e.message().to_owned()))?;
+        let result = evaluator.evaluate(&expr.ast, input).map_err(|e| EvalError(e.message().to_owned()))?;
         convert::from_jvalue(&result).map_err(EvalError)
     }
 }

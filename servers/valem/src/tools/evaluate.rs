@@ -1,0 +1,112 @@
+//! `eval_expression`: one JSONata expression on a sample input, evaluated as model expressions
+//! are (same seam, same limits), with optional library, constants and variables.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+use tooltable::operation;
+
+use super::errors::ModelError;
+use crate::engine::findings::Findings;
+use crate::engine::jsonata::{Env, Expr, Library};
+use crate::engine::{limits, spec};
+
+#[derive(Deserialize, JsonSchema)]
+pub struct EvalArgs {
+    /// A JSONata expression.
+    pub expr: String,
+    /// The input document. Absent: no input at all (JSONata's undefined, so `$` is undefined);
+    /// `null` is a null input.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(transform = no_default)]
+    pub input: Option<Value>,
+    /// Another name for `input`, as the JSONata test suite calls it; give one of the two.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(transform = no_default)]
+    pub data: Option<Value>,
+    /// A library, as in a ModelSpec; its exports are bound as `$name`.
+    #[serde(default)]
+    pub library: Option<Value>,
+    /// Bound as `$const`.
+    #[serde(default)]
+    pub constants: Option<Value>,
+    /// Extra variables, `{"name": value}`, bound as `$name`.
+    #[serde(default)]
+    pub bindings: Option<Map<String, Value>>,
+}
+
+/// A field that is there, even as `null`, is `Some`: serde would read `null` as `None`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// Absent is not `null` here, so the schema names no default.
+fn no_default(schema: &mut schemars::Schema) {
+    schema.remove("default");
+}
+
+/// The answer: `{ok: true, undefined, result}` or `{ok: false, error, message}`.
+#[derive(Serialize, JsonSchema, Default)]
+pub struct EvalAnswer {
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undefined: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// `compile`, `evaluation` or `library`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+fn failed(kind: &str, message: impl Into<String>) -> EvalAnswer {
+    EvalAnswer { ok: false, error: Some(kind.into()), message: Some(message.into()), ..EvalAnswer::default() }
+}
+
+/// Evaluates one JSONata expression against a sample input, as model expressions are
+/// evaluated: the value, or the exact compile or evaluation error (an answer, not a tool error).
+#[operation(title = "Evaluate expression", read_only, idempotent, rest = "POST /authoring/eval")]
+pub async fn eval_expression(args: EvalArgs) -> Result<EvalAnswer, ModelError> {
+    let input = match (args.input, args.data) {
+        (Some(_), Some(_)) => return Err(ModelError::Invalid("give the input as `input` or as `data`, not both".into())),
+        (input, data) => input.or(data),
+    };
+    let expr = match Expr::compile(&args.expr) {
+        Ok(e) => e,
+        Err(e) => return Ok(failed("compile", e.0)),
+    };
+    let bindings = args.bindings.unwrap_or_default();
+    let constants = args.constants.unwrap_or(Value::Null);
+    for v in input.iter().chain(bindings.values()).chain(std::iter::once(&constants)) {
+        if let Some(why) = limits::check_value(v) {
+            return Ok(failed("evaluation", why));
+        }
+    }
+    let library = match args.library.map(|l| library(&l)).transpose() {
+        Ok(l) => l,
+        Err(why) => return Ok(failed("library", why)),
+    };
+    let env = match Env::new(&constants, library.as_ref()) {
+        Ok(env) => env,
+        Err(e) => return Ok(failed("library", e.0)),
+    };
+    let named: Vec<(String, &Value)> = bindings.iter().map(|(k, v)| (k.trim_start_matches('$').to_owned(), v)).collect();
+    let named: Vec<(&str, &Value)> = named.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    Ok(match env.eval_optional(&expr, input.as_ref(), &named) {
+        Ok(Some(result)) => EvalAnswer { ok: true, undefined: Some(false), result: Some(result), ..EvalAnswer::default() },
+        Ok(None) => EvalAnswer { ok: true, undefined: Some(true), result: Some(Value::Null), ..EvalAnswer::default() },
+        Err(e) => failed("evaluation", e.0),
+    })
+}
+
+/// Compiles a library given as in a ModelSpec; `Err` says why it does not compile.
+fn library(value: &Value) -> Result<Library, String> {
+    let mut f = Findings::default();
+    let layers = spec::library(Some(value), &mut f);
+    if let Some(e) = f.errors.first() {
+        return Err(e.message.clone());
+    }
+    let layers: Vec<&str> = layers.iter().map(String::as_str).collect();
+    Library::compile(&layers).map_err(|e| e.0)
+}

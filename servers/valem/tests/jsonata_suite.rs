@@ -1,0 +1,38 @@
+//! The official JSONata suite through `eval_expression` over stdio, whenever
+//! `../shared/jsonata-suite` is present: every case but the heavy ones (those that set their own
+//! time limit, whose outcome would depend on the machine's speed). `scripts/jsonata-suite.sh`
+//! runs all of them on a release build.
+
+#[path = "support/jsonata_suite.rs"]
+mod jsonata_suite;
+#[path = "support/mcp_client.rs"]
+mod mcp_client;
+
+use std::path::{Path, PathBuf};
+
+fn suite_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/jsonata-suite"))
+}
+
+#[test]
+fn at_least_99_percent_of_the_suite_passes() {
+    let dir = suite_dir();
+    if !dir.exists() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let cases = jsonata_suite::load(&dir).unwrap();
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).unwrap();
+    let mut tally = jsonata_suite::Tally::default();
+    let mut failures = Vec::new();
+    for case in cases.iter().filter(|c| c.timelimit.is_none()) {
+        let outcome = jsonata_suite::run(&mut client, case).unwrap();
+        if let Err(why) = &outcome {
+            failures.push(format!("{}/{}: {why}", case.group, case.name));
+        }
+        tally.add(&case.group, outcome.is_ok());
+    }
+    let (pass, fail) = tally.totals();
+    println!("JSONata suite through eval_expression: {pass} of {} cases pass ({} heavy cases left to the script)", pass + fail, cases.len() - pass - fail);
+    assert!(pass * 100 >= (pass + fail) * 99, "{}\n{}", failures.join("\n"), tally.report());
+}

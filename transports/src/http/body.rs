@@ -35,6 +35,14 @@ impl Body for ResponseBody {
             ResponseBody::Stream(_) => false,
         }
     }
+
+    /// An exact size for whole bodies, so hyper writes `content-length` rather than chunks.
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match self {
+            ResponseBody::Full(full) => full.size_hint(),
+            ResponseBody::Stream(_) => hyper::body::SizeHint::default(),
+        }
+    }
 }
 
 pub type HttpResponse = Response<ResponseBody>;

@@ -49,6 +49,7 @@ async fn a_declared_status_and_a_json_body() {
     let s = start(HttpOptions::default()).await;
     let r = send(s.addr, "POST", "/things", &[], r#"{"name":"x"}"#).await;
     assert_eq!(r.status, 201);
+    assert_eq!(r.header("content-length"), Some("15"), "a whole body is sent with its length, not chunked");
     assert_eq!(r.json(), json!({ "created": "x" }));
     let r = send(s.addr, "POST", "/things", &[], r#"[1]"#).await;
     assert_eq!(r.status, 400);

@@ -1,0 +1,46 @@
+//! An entity repository served as MCP tools: entity definitions (`entities/<Name>.yaml`) and the
+//! YAML or JSON record files their includes match, read-only, behind an entity allow-list.
+
+pub mod repository;
+pub mod tools;
+
+use std::path::PathBuf;
+
+use tooltable::{Server, table};
+
+use repository::Repository;
+use tools::service::Service;
+use tools::{entities, export, files, objects};
+
+/// The server's own command-line options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Options {
+    /// The workspace root: the folder holding `entities/` and the record files.
+    #[arg(long, global = true, default_value = ".")]
+    pub root: PathBuf,
+    /// Expose only these entities (exact names, comma-separated); every entity when omitted.
+    /// Allowing a parent does not allow its descendants.
+    #[arg(long, global = true, value_delimiter = ',')]
+    pub allow: Option<Vec<String>>,
+}
+
+const INSTRUCTIONS: &str = "A read-only entity repository. entity_list names the entities; \
+entity_show gives one's schema; object_list and object_get read its records (by exact entity and \
+identifier); repository_export returns the fields of many entities at once; files_list names the \
+backing files. Entity names are exact and case-sensitive.";
+
+pub fn server(options: Options) -> Result<Server<Service>, Box<dyn std::error::Error>> {
+    let repository = Repository::open(&options.root)?;
+    Ok(Server::builder(Service::new(repository, options.allow))
+        .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+        .instructions(INSTRUCTIONS)
+        .operations(table![
+            entities::entity_list,
+            entities::entity_show,
+            objects::object_list,
+            objects::object_get,
+            export::repository_export,
+            files::files_list,
+        ])
+        .build()?)
+}

@@ -1,0 +1,85 @@
+//! Expanding an include glob to the files it matches now. The walk starts at the glob's literal
+//! prefix (checked to stay inside the roots), does not descend symlinked directories, and every
+//! match is resolved and checked again before it is read.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use globset::GlobBuilder;
+use walkdir::WalkDir;
+
+use super::error::LoadError;
+use super::roots::Roots;
+
+/// A file an include matched: its workspace-relative path and its canonical path.
+#[derive(Debug, Clone)]
+pub struct Matched {
+    pub relative: String,
+    pub real: PathBuf,
+}
+
+/// The files `pattern` (of the definition `definition`) matches, sorted by path. Every directory
+/// walked is added to `dirs` so that a change there is noticed.
+pub fn expand(
+    roots: &Roots,
+    definition: &str,
+    pattern: &str,
+    dirs: &mut BTreeSet<PathBuf>,
+) -> Result<Vec<Matched>, LoadError> {
+    let fail = |reason: String| LoadError::new(definition, format!("include {pattern:?}: {reason}"));
+    roots.check_relative(pattern).map_err(fail)?;
+    let glob = GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| fail(format!("not a valid glob: {e}")))?
+        .compile_matcher();
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let literal =
+        parts.iter().take_while(|p| !p.contains(['*', '?', '[', '{'])).count().min(parts.len().saturating_sub(1));
+    let base_relative = parts[..literal].join("/");
+    let base = roots.absolute(&base_relative);
+    if !base.is_dir() {
+        watch_nearest_existing(&base, roots, dirs);
+        return Ok(Vec::new());
+    }
+    roots.confine(&base).map_err(fail)?;
+    let mut walk = WalkDir::new(&base).follow_links(false).sort_by_file_name();
+    if !pattern.contains("**") {
+        walk = walk.max_depth(parts.len() - literal);
+    }
+    let mut matched = Vec::new();
+    for entry in walk {
+        let entry = entry.map_err(|e| fail(e.to_string()))?;
+        if entry.file_type().is_dir() {
+            dirs.insert(entry.path().to_owned());
+            continue;
+        }
+        let Some(relative) = relative_to(&base_relative, &base, entry.path()) else { continue };
+        if glob.is_match(&relative) {
+            let real = roots.confine(entry.path()).map_err(|reason| LoadError::new(&relative, reason))?;
+            matched.push(Matched { relative, real });
+        }
+    }
+    Ok(matched)
+}
+
+/// `path` (under `base`) as a workspace-relative path with `/` separators.
+fn relative_to(base_relative: &str, base: &Path, path: &Path) -> Option<String> {
+    let rest: Vec<&str> =
+        path.strip_prefix(base).ok()?.components().map(|c| c.as_os_str().to_str()).collect::<Option<_>>()?;
+    let mut parts: Vec<&str> = Vec::new();
+    if !base_relative.is_empty() {
+        parts.push(base_relative);
+    }
+    parts.extend(rest);
+    Some(parts.join("/"))
+}
+
+/// A directory that does not exist yet is noticed when it appears.
+fn watch_nearest_existing(missing: &Path, roots: &Roots, dirs: &mut BTreeSet<PathBuf>) {
+    if let Some(existing) = missing.ancestors().find(|a| a.is_dir())
+        && roots.confine(existing).is_ok()
+    {
+        dirs.insert(existing.to_owned());
+    }
+}

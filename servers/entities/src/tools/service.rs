@@ -1,0 +1,43 @@
+//! The server's state: the repository and the entity allow-list every tool honours.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::errors::EntityError;
+use crate::repository::{Entity, Repository, Snapshot};
+
+pub struct Service {
+    pub repository: Repository,
+    /// `None` exposes every entity.
+    allow: Option<BTreeSet<String>>,
+}
+
+impl Service {
+    pub fn new(repository: Repository, allow: Option<Vec<String>>) -> Service {
+        Service { repository, allow: allow.map(|names| names.into_iter().collect()) }
+    }
+
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, EntityError> {
+        Ok(self.repository.snapshot()?)
+    }
+
+    /// Whether an entity is exposed. Allowing a parent does not expose its descendants.
+    pub fn is_visible(&self, name: &str) -> bool {
+        self.allow.as_ref().is_none_or(|allow| allow.contains(name))
+    }
+
+    /// The visible entities, sorted by name.
+    pub fn visible<'a>(&self, snapshot: &'a Snapshot) -> impl Iterator<Item = (&'a String, &'a Entity)> {
+        snapshot.entities.iter().filter(|(name, _)| self.is_visible(name))
+    }
+
+    /// One entity by exact name: `unknown_entity` when there is none, `entity_not_allowed` when
+    /// it is hidden.
+    pub fn entity<'a>(&self, snapshot: &'a Snapshot, name: &str) -> Result<(&'a String, &'a Entity), EntityError> {
+        let found = snapshot.entities.get_key_value(name).ok_or_else(|| EntityError::UnknownEntity(name.to_owned()))?;
+        if !self.is_visible(name) {
+            return Err(EntityError::NotAllowed(name.to_owned()));
+        }
+        Ok(found)
+    }
+}

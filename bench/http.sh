@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# HTTP load benchmark: tooltable's `serve` (POST /mcp tools/call, GET /add) against a hyper floor
+# and rmcp's Streamable HTTP server, with wrk as the load generator. Everything on 127.0.0.1.
+#   bench/http.sh                   # builds (release), then about 2.5 minutes of load
+#   bench/http.sh --duration 3 --rounds 1   # quicker (about 45 s), noisier
+#   bench/http.sh --help
+# See bench/README.md ("HTTP load") for what is measured and the figures.
+set -euo pipefail
+
+bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(dirname "$bench")"
+
+duration=5      # seconds of load per point
+rounds=2        # rounds over all points (fresh order each); each point's best round is reported
+threads=2       # wrk threads at concurrency 64 (concurrency 1 always uses one)
+rss_step=100000 # RSS read after this many and twice this many tools/call on a fresh server
+warmup=1        # seconds of load before a server's first point at each concurrency
+build=1
+
+usage() {
+  sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  cat <<EOF
+options:
+  --duration S     seconds of load per point (default $duration)
+  --rounds N       rounds over all points, best round per point reported (default $rounds)
+  --threads N      wrk threads at concurrency 64 (default $threads)
+  --rss-step N     requests per RSS phase (default $rss_step)
+  --no-build       use the binaries already built
+EOF
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --duration) duration="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --rss-step) rss_step="$2"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+log() { echo "http.sh: $*" >&2; }
+
+# --- tools: wrk (Debian package) and curl --------------------------------------------------------
+if ! command -v wrk >/dev/null || ! command -v curl >/dev/null; then
+  log "installing wrk and curl (apt-get)"
+  sudo_=""; [[ $(id -u) -eq 0 ]] || sudo_="sudo"
+  $sudo_ apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq wrk curl >/dev/null
+fi
+
+# --- builds --------------------------------------------------------------------------------------
+tooltable_bin="$repo/target/release/conformance-server"
+if [[ $build -eq 1 ]]; then
+  log "building conformance-server (release) in $repo"
+  cargo build --release --quiet --manifest-path "$repo/Cargo.toml" --target-dir "$repo/target" -p conformance-server
+  log "building http-floor and rmcp-http (release) in $bench"
+  cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --target-dir "$bench/target" \
+    --bin http-floor --bin rmcp-http
+fi
+floor_bin="$bench/target/release/http-floor"
+rmcp_bin="$bench/target/release/rmcp-http"
+
+# --- servers -------------------------------------------------------------------------------------
+tmp="$(mktemp -d /tmp/http-bench.XXXXXX)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+declare -A url pid_of
+# start NAME CMD...: starts a server on a free port (port 0), waits for "listening on http://ADDR".
+start() {
+  local name="$1"; shift
+  "$@" 2>"$tmp/$name.err" >/dev/null &
+  local pid=$!
+  pids+=("$pid"); pid_of[$name]=$pid
+  for _ in $(seq 100); do
+    if grep -q 'listening on http://' "$tmp/$name.err"; then
+      url[$name]="$(grep -o 'http://[0-9.:]*' "$tmp/$name.err" | head -1)"
+      return
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  log "$name did not start:"; cat "$tmp/$name.err" >&2; exit 1
+}
+
+json_h=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
+init_body='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http-bench","version":"0.1.0"}}}'
+call_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1,"b":2}}}'
+
+# session URL: initialize + notifications/initialized; prints the Mcp-Session-Id ("-" if none) and
+# checks that one tools/call answers sum 3.
+session() {
+  local u="$1" sid
+  sid="$(curl -sS -o /dev/null -D - "${json_h[@]}" -d "$init_body" "$u" | tr -d '\r' |
+    awk 'tolower($1) == "mcp-session-id:" { print $2 }')"
+  [[ -n "$sid" ]] || sid="-"
+  local sid_h=(); [[ "$sid" == "-" ]] || sid_h=(-H "Mcp-Session-Id: $sid")
+  curl -sS -o /dev/null "${json_h[@]}" "${sid_h[@]}" -H 'MCP-Protocol-Version: 2025-11-25' \
+    -d '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$u"
+  local answer
+  answer="$(curl -sS "${json_h[@]}" "${sid_h[@]}" -H 'MCP-Protocol-Version: 2025-11-25' -d "$call_body" "$u")"
+  if [[ "$answer" != *'"sum":3'* ]]; then log "unexpected tools/call answer from $u: $answer"; exit 1; fi
+  echo "$sid"
+}
+
+start floor "$floor_bin" 127.0.0.1:0
+start tooltable "$tooltable_bin" serve --listen 127.0.0.1:0
+start rmcp-json "$rmcp_bin" json 127.0.0.1:0
+start rmcp-session "$rmcp_bin" session 127.0.0.1:0
+
+tt_sid="$(session "${url[tooltable]}/mcp")"
+rj_sid="$(session "${url[rmcp-json]}/mcp")"
+rs_sid="$(session "${url[rmcp-session]}/mcp")"
+[[ "$(curl -sS "${url[tooltable]}/add?a=1&b=2")" == *'"sum":3'* ]] || { log "GET /add does not answer sum 3"; exit 1; }
+
+# Points: KEY|SERVER|URL|MODE|SESSION (MODE: bench/http/load.lua's get or mcp). The floor is measured twice: with wrk's pre-built GET (the
+# floor for GET /add) and with the very Lua-built POSTs sent to /mcp (the floor for /mcp).
+points=(
+  "floor-get|floor|${url[floor]}/|get|"
+  "floor-post|floor|${url[floor]}/mcp|mcp|-"
+  "tt-rest|tooltable|${url[tooltable]}/add?a=1&b=2|get|"
+  "tt-mcp|tooltable|${url[tooltable]}/mcp|mcp|$tt_sid"
+  "rmcp-json|rmcp-json|${url[rmcp-json]}/mcp|mcp|$rj_sid"
+  "rmcp-session|rmcp-session|${url[rmcp-session]}/mcp|mcp|$rs_sid"
+)
+
+results="$tmp/results"; : >"$results"
+# load KEY URL MODE SESSION CONC SECONDS -> prints load.lua's RESULT line (key=value ...)
+load() {
+  local key="$1" u="$2" mode="$3" sid="$4" conc="$5" secs="$6" t=1
+  [[ "$conc" -gt 1 ]] && t="$threads"
+  local args=(-- "$mode"); [[ "$mode" == mcp ]] && args+=("$sid")
+  wrk -t"$t" -c"$conc" -d"${secs}s" --timeout 5s -s "$bench/http/load.lua" "$u" "${args[@]}" |
+    grep '^RESULT' || { log "wrk failed on $key"; echo "RESULT requests=0 duration_us=1 errors=-1"; }
+}
+
+log "servers: floor ${url[floor]}, tooltable ${url[tooltable]}, rmcp-json ${url[rmcp-json]}, rmcp-session ${url[rmcp-session]}"
+log "load: ${duration}s per point, concurrency 1 and 64, $rounds round(s), wrk threads 1 / $threads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for conc in 1 64; do
+  for p in "${points[@]}"; do
+    IFS='|' read -r key _ u mode sid <<<"$p"
+    load "$key" "$u" "$mode" "$sid" "$conc" "$warmup" >/dev/null
+  done
+done
+n=${#points[@]}
+for ((round = 1; round <= rounds; round++)); do
+  for conc in 1 64; do
+    for ((i = 0; i < n; i++)); do
+      # rotate the order each round, so a burst of load elsewhere does not always hit the same server
+      IFS='|' read -r key _ u mode sid <<<"${points[$(((i + round - 1) % n))]}"
+      line="$(load "$key" "$u" "$mode" "$sid" "$conc" "$duration")"
+      echo "$key $conc $round $line" >>"$results"
+      log "round $round c=$conc $key: $(awk '{for(i=1;i<=NF;i++){split($i,kv,"=");if(kv[1]=="requests")r=kv[2];if(kv[1]=="duration_us")d=kv[2];if(kv[1]=="errors")e=kv[2]}} END{printf "%.0f req/s, %d errors", r/(d/1e6), e}' <<<"$line")"
+    done
+  done
+done
+
+# --- RSS of a fresh tooltable server, between load phases ------------------------------------------
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+start tooltable-rss "$tooltable_bin" serve --listen 127.0.0.1:0
+rss_pid=${pid_of[tooltable-rss]}
+rss_sid="$(session "${url[tooltable-rss]}/mcp")"
+rss_idle="$(rss "$rss_pid")"
+# phase N: rss_step tools/call at concurrency 64 (one wrk thread, every response checked), then
+# SIGINT to wrk once its script says it has seen them all.
+rss_phase() {
+  local out="$tmp/rss-phase-$1"
+  wrk -t1 -c64 -d600s --timeout 5s -s "$bench/http/load.lua" "${url[tooltable-rss]}/mcp" -- mcp "$rss_sid" "$rss_step" \
+    >"$out.out" 2>"$out.err" &
+  local wrk_pid=$!
+  while ! grep -q STOPPED "$out.err" 2>/dev/null; do
+    kill -0 "$wrk_pid" 2>/dev/null || { log "wrk ended early in RSS phase $1"; cat "$out.err" >&2; break; }
+    sleep 0.1
+  done
+  kill -INT "$wrk_pid" 2>/dev/null || true
+  wait "$wrk_pid" || true
+  sleep 0.2
+  grep '^RESULT' "$out.out" | sed "s/^/rss$1 64 1 /" >>"$results"
+}
+rss_phase 1; rss_1="$(rss "$rss_pid")"
+rss_phase 2; rss_2="$(rss "$rss_pid")"
+tt_rss_after="$(rss "${pid_of[tooltable]}")"
+
+# --- report --------------------------------------------------------------------------------------
+echo
+echo "HTTP load on 127.0.0.1: wrk $(wrk -v 2>&1 | awk 'NR==1{print $2}'), ${duration}s per point after ${warmup}s of warm-up, best of $rounds round(s);"
+echo "concurrency 1: 1 wrk thread, 1 connection; concurrency 64: $threads wrk thread(s), 64 keep-alive connections; $(nproc) cores"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+awk -v rss_idle="$rss_idle" -v rss_1="$rss_1" -v rss_2="$rss_2" -v step="$rss_step" \
+    -v tt_after="$tt_rss_after" '
+function field(name,   i, kv) {
+  for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
+  return 0
+}
+{
+  key = $1; conc = $2; id = key SUBSEP conc
+  rps = field("requests") / (field("duration_us") / 1e6)
+  errs[id] += field("errors") + field("bad"); reqs[id] += field("requests")
+  if (!(id in best) || rps > best[id]) {
+    best[id] = rps
+    # concurrency 1: times taken by load.lua itself; 64: the interval-sampled estimate of wrk
+    p50[id] = conc == 1 ? field("own_p50_us") : field("wrk_p50_us")
+    p99[id] = conc == 1 ? field("own_p99_us") : field("wrk_p99_us")
+  }
+}
+function ratio(a, b, conc) { return best[b, conc] > 0 ? best[a, conc] / best[b, conc] : 0 }
+function verdict(x, target) { return x >= target ? "met" : "MISSED" }
+END {
+  name["floor-get"] = "floor        GET  /            (wrk pre-built request)"
+  name["floor-post"] = "floor        POST /mcp         (same Lua-built POSTs as below)"
+  name["tt-rest"] = "tooltable    GET  /add?a=1&b=2 (REST)"
+  name["tt-mcp"] = "tooltable    POST /mcp tools/call (session, application/json)"
+  name["rmcp-json"] = "rmcp         POST /mcp tools/call (stateless, json_response)"
+  name["rmcp-session"] = "rmcp         POST /mcp tools/call (session, SSE response)"
+  split("floor-get floor-post tt-rest tt-mcp rmcp-json rmcp-session", order, " ")
+  printf "%-64s %5s %10s %9s %9s %9s %7s\n", "server / request", "conc", "req/s", "mean µs", "p50 µs", "p99 µs", "errors"
+  total_errors = 0
+  for (c = 1; c <= 2; c++) {
+    conc = c == 1 ? 1 : 64
+    for (i = 1; i <= 6; i++) {
+      id = order[i] SUBSEP conc
+      printf "%-64s %5d %10.0f %9.1f %9d %9d%s %6d\n", name[order[i]], conc, best[id], \
+        (best[id] > 0 ? conc / best[id] * 1e6 : 0), p50[id], p99[id], (conc == 1 ? " " : "*"), errs[id]
+      total_errors += errs[id]
+    }
+  }
+  print "mean: concurrency / req/s (Little\047s law, exact for a closed loop). p50/p99 at concurrency 1: every"
+  print "round trip timed by bench/http/load.lua; * at 64: wrk\047s own latency statistics, which wrk 4.1 samples per"
+  print "~10 ms slice rather than per request, so on a busy machine they overweight the slow slices: rough."
+  print ""
+  print "ratios of req/s (targets are reported, not asserted):"
+  for (c = 1; c <= 2; c++) {
+    conc = c == 1 ? 1 : 64
+    x = ratio("tt-rest", "floor-get", conc)
+    printf "  c=%-3d tooltable REST / floor GET              %5.2fx   target >= 0.7   %s\n", conc, x, verdict(x, 0.7)
+    x = ratio("tt-mcp", "floor-post", conc)
+    printf "  c=%-3d tooltable /mcp / floor POST             %5.2fx   target >= 0.5   %s\n", conc, x, verdict(x, 0.5)
+    printf "        (tooltable /mcp / floor GET               %5.2fx)\n", ratio("tt-mcp", "floor-get", conc)
+    x = ratio("tt-mcp", "rmcp-json", conc)
+    printf "  c=%-3d tooltable /mcp / rmcp (stateless JSON)  %5.2fx   target >= 1.5   %s\n", conc, x, verdict(x, 1.5)
+    printf "        (tooltable /mcp / rmcp session SSE        %5.2fx)\n", ratio("tt-mcp", "rmcp-session", conc)
+  }
+  print ""
+  rss_errs = errs["rss1", 64] + errs["rss2", 64]
+  growth = rss_1 > 0 ? (rss_2 - rss_1) / rss_1 * 100 : 0
+  printf "tooltable RSS (fresh server, one session, tools/call at c=64, every response checked):\n"
+  printf "  after initialize %.1f MB; after %d calls %.1f MB; after %d calls %.1f MB: %+.1f%% between the two, %s (target: flat, within 10%%); %d errors\n", \
+    rss_idle / 1024, reqs["rss1", 64], rss_1 / 1024, reqs["rss1", 64] + reqs["rss2", 64], rss_2 / 1024, growth, \
+    ((growth <= 10 && growth >= -10) ? "flat" : "NOT flat"), rss_errs
+  printf "  (the server measured above, after all its points: %.1f MB)\n", tt_after / 1024
+  total_errors += rss_errs
+  printf "errors over every round, warm-up excluded (socket errors, timeouts, HTTP status >= 400, bad bodies): %d%s\n", \
+    total_errors, (total_errors == 0 ? "" : "   target 0: MISSED")
+}' "$results"

@@ -78,6 +78,11 @@ impl HttpClient {
         Ok(HttpClient { endpoint, outbox, inbox, readers: Vec::new() })
     }
 
+    /// `http://host:port`, where the endpoint's server also serves its REST routes.
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.endpoint.authority)
+    }
+
     /// The session id the server issued, once it has.
     pub fn session_id(&self) -> Option<&str> {
         self.endpoint.session.as_deref()

@@ -3,6 +3,8 @@
 //! - `<!-- generated:tools-reference -->`: `| Tool | Maps to | Required args | Optional |`
 //! - `<!-- generated:tools-purpose -->`: `| Tool | Purpose |`
 //! - `<!-- generated:capture session=NAME -->`: the session's tool calls as a JSON capture
+//!   (`keys=sorted` lists the keys of each request and result sorted, as a capture made from Go maps
+//!   shows them)
 //! - `<!-- generated:walkthrough session=NAME -->`: the session as raw protocol lines
 //!
 //! Each ends at `<!-- end generated -->`.
@@ -32,7 +34,10 @@ pub fn regenerate(page: &str, sources: &Sources<'_>) -> Result<String, String> {
             "tools-reference" => render::reference_table(sources.tools, sources.routes),
             "tools-purpose" => render::purpose_table(sources.tools),
             "capture" => {
-                let capture = render::capture(&session()?);
+                let mut capture = render::capture(&session()?);
+                if region.arg("keys") == Some("sorted") {
+                    render::sort_result_keys(&mut capture);
+                }
                 format!("```json\n{}\n```\n", serde_json::to_string_pretty(&capture).unwrap_or_default())
             }
             "walkthrough" => format!("```\n{}```\n", render::walkthrough(&session()?)),

@@ -74,6 +74,31 @@ pub fn capture(session: &SessionFile) -> Value {
     json!({ "protocol_version": protocol_version, "tools": tools, "examples": examples })
 }
 
+/// Sorts the keys of each example's request and result in a capture; the capture's own frame
+/// (`protocol_version`, `tools`, `examples`; `tool`, `request`, `result`) keeps its order.
+pub fn sort_result_keys(capture: &mut Value) {
+    for example in capture["examples"].as_array_mut().into_iter().flatten() {
+        sort_keys(&mut example["request"]);
+        sort_keys(&mut example["result"]);
+    }
+}
+
+/// Rewrites every object in `v` with its keys sorted.
+pub fn sort_keys(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (key, mut value) in entries {
+                sort_keys(&mut value);
+                map.insert(key, value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
+    }
+}
+
 /// The session's messages as a raw-protocol walkthrough: `→`/`←` lines, a blank line between
 /// exchanges, the file's comments left out.
 pub fn walkthrough(session: &SessionFile) -> String {

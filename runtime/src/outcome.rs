@@ -12,6 +12,8 @@ use crate::content::Content;
 pub enum ErrorKind {
     /// The arguments are well-formed JSON but not acceptable (422).
     InvalidInput,
+    /// The caller may not have what it asked for (403).
+    Forbidden,
     /// The addressed thing does not exist (404).
     NotFound,
     /// The request conflicts with the current state (409).
@@ -26,8 +28,9 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ErrorKind; 6] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::InvalidInput,
+        ErrorKind::Forbidden,
         ErrorKind::NotFound,
         ErrorKind::Conflict,
         ErrorKind::BadRequest,
@@ -39,6 +42,7 @@ impl ErrorKind {
     pub fn http_status(self) -> u16 {
         match self {
             ErrorKind::InvalidInput => 422,
+            ErrorKind::Forbidden => 403,
             ErrorKind::NotFound => 404,
             ErrorKind::Conflict => 409,
             ErrorKind::BadRequest => 400,
@@ -93,6 +97,9 @@ impl Error {
     }
     pub fn invalid_input(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidInput, message)
+    }
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Forbidden, message)
     }
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, message)

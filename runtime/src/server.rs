@@ -12,7 +12,7 @@ use crate::content::ResourceContents;
 use crate::context::Cx;
 use crate::jsonrpc::{RpcError, code};
 use crate::operation::Operation;
-use crate::outcome::{ErrorKind, Failure, Outcome};
+use crate::outcome::{ErrorKind, Failure, Outcome, Output};
 use crate::prompts::{
     CompletionHandler, CompletionRequest, Prompt, PromptArgs, PromptResult, RegisteredPrompt, completion_handler,
     prompt_handler,
@@ -149,6 +149,18 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Ok(Err(failure));
         }
         Ok(entry.call(cx, args).await)
+    }
+
+    /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as
+    /// their JSON), or the failure's body. A protocol fault (an unknown tool, arguments that are
+    /// no object) comes back as a bad-request failure.
+    pub async fn call(&self, name: &str, args: Value) -> Result<Value, Failure> {
+        match self.call_tool(Cx::detached(self), name, Some(args)).await {
+            Ok(Ok(Output::Json(value))) => Ok(value),
+            Ok(Ok(Output::Content(content))) => Ok(serde_json::to_value(content).unwrap_or(Value::Null)),
+            Ok(Err(failure)) => Err(failure),
+            Err(e) => Err(Failure::new(ErrorKind::BadRequest, e.message)),
+        }
     }
 
     /// Reads a resource by URI: a fixed resource first, then the templates in order.

@@ -163,6 +163,8 @@ async fn errors_are_plain_rust_types_with_a_parsed_body() {
         failure.body,
         json!({ "error": "Schema violation", "violations": [{ "path": "m", "keyword": "type", "message": "x" }] })
     );
-    let outcome = s.call_tool(Cx::detached(&s), "get_state", Some(json!({ "id": "nope" }))).await.unwrap();
-    assert_eq!(outcome.unwrap_err().kind.http_status(), 404);
+    let failure = s.call("get_state", json!({ "id": "nope" })).await.unwrap_err();
+    assert_eq!(failure.kind.http_status(), 404);
+    assert_eq!(s.call("delete_model", json!({ "id": "m" })).await, Ok(json!({ "deleted": "m" })));
+    assert_eq!(s.call("no_such_tool", json!({})).await.unwrap_err().kind, ErrorKind::BadRequest);
 }

@@ -101,7 +101,9 @@ where
 {
     init_tracing();
     let bin = std::env::args().next().and_then(|a| a.rsplit('/').next().map(|s| s.to_owned()));
-    let mut command = <Cli<A> as clap::CommandFactory>::command();
+    // A server's own options are global, so `server mcp --root DIR` and `server --root DIR mcp`
+    // both work.
+    let mut command = <Cli<A> as clap::CommandFactory>::command().mut_args(|arg| arg.global(true));
     if let Some(bin) = bin {
         command = command.name(bin);
     }

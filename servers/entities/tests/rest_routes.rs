@@ -50,3 +50,13 @@ async fn rest_routes_give_the_tool_results() {
     let (status, body) = get(&url, "/entities/User/objects/nobody").await;
     assert_eq!((status, &body["error"]), (404, &json!("object_not_found")));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_entity_is_forbidden_over_rest() {
+    let args = ["--root".to_owned(), example_root(), "--allow".to_owned(), "User".to_owned()];
+    let (_server, client) = tooltable_golden::process::http(BIN, &args).await.unwrap();
+    let (status, body) = get(&client.origin(), "/entities/Post/objects").await;
+    assert_eq!((status, &body["error"]), (403, &json!("entity_not_allowed")));
+    let (status, _) = get(&client.origin(), "/entities/User/objects").await;
+    assert_eq!(status, 200);
+}

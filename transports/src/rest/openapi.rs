@@ -112,6 +112,7 @@ fn first_line(text: &str) -> String {
 fn error_description(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::InvalidInput => "Invalid input: arguments that break the input schema, or a value the operation refuses.",
+        ErrorKind::Forbidden => "Forbidden: not available to this caller.",
         ErrorKind::NotFound => "Not found.",
         ErrorKind::Conflict => "Conflict with the current state.",
         ErrorKind::BadRequest => "Bad request: a malformed body or query.",

@@ -7,7 +7,7 @@ use crate::support::{send, start};
 async fn each_error_kind_maps_to_its_status() {
     let s = start(HttpOptions::default()).await;
     for (kind, status) in
-        [("invalid_input", 422), ("not_found", 404), ("conflict", 409), ("bad_request", 400), ("too_large", 413), ("internal", 500)]
+        [("invalid_input", 422), ("forbidden", 403), ("not_found", 404), ("conflict", 409), ("bad_request", 400), ("too_large", 413), ("internal", 500)]
     {
         let r = send(s.addr, "GET", &format!("/fail/{kind}"), &[], "").await;
         assert_eq!(r.status, status, "{kind}");

@@ -16,7 +16,7 @@ use tooltable_transports::http::{HttpOptions, serve};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FailArgs {
-    /// invalid_input, not_found, conflict, bad_request, too_large or internal.
+    /// invalid_input, forbidden, not_found, conflict, bad_request, too_large or internal.
     pub kind: String,
 }
 
@@ -38,6 +38,7 @@ impl ToolError for VersionConflict {
 pub async fn fail(args: FailArgs) -> Result<Value, Error> {
     let kind = match args.kind.as_str() {
         "invalid_input" => ErrorKind::InvalidInput,
+        "forbidden" => ErrorKind::Forbidden,
         "not_found" => ErrorKind::NotFound,
         "conflict" => ErrorKind::Conflict,
         "bad_request" => ErrorKind::BadRequest,

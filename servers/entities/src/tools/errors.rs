@@ -62,10 +62,9 @@ impl Serialize for EntityError {
 impl ToolError for EntityError {
     fn kind(&self) -> ErrorKind {
         match self {
-            // A blocked entity is reported as absent to REST callers (there is no "forbidden" kind).
-            EntityError::UnknownEntity(_) | EntityError::NotAllowed(_) | EntityError::ObjectNotFound { .. } => {
-                ErrorKind::NotFound
-            }
+            // MCP already tells a blocked entity from an unknown one, so REST does too.
+            EntityError::NotAllowed(_) => ErrorKind::Forbidden,
+            EntityError::UnknownEntity(_) | EntityError::ObjectNotFound { .. } => ErrorKind::NotFound,
             EntityError::Repository(_) => ErrorKind::Internal,
         }
     }

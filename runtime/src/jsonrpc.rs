@@ -84,6 +84,21 @@ pub enum Incoming {
 pub struct DecodeError {
     pub id: Option<RequestId>,
     pub error: RpcError,
+    /// A `tools/call` whose arguments nest deeper than JSON values may here: bad input for the
+    /// tool, so the session answers it as a tool failure rather than a protocol fault.
+    pub too_deep_arguments: bool,
+}
+
+/// How deep a message may nest (serde_json's limit; deeper input would exhaust the stack).
+pub const MAX_DEPTH: usize = 128;
+
+/// The envelope of a message too deep to read whole: its params are skipped over, not built.
+#[derive(Deserialize)]
+struct ShallowEnvelope<'a> {
+    id: Option<Value>,
+    method: Option<String>,
+    #[serde(borrow)]
+    params: Option<&'a serde_json::value::RawValue>,
 }
 
 /// The envelope, read field by field; anything else in the object is ignored.
@@ -100,7 +115,7 @@ struct Envelope {
 /// Decodes one message. Parse errors get -32700; valid JSON that is no JSON-RPC message -32600.
 pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
-    let fail = |id: Option<RequestId>, error: RpcError| Err(DecodeError { id, error });
+    let fail = |id: Option<RequestId>, error: RpcError| Err(DecodeError { id, error, too_deep_arguments: false });
     if first != Some(b'{') {
         return match serde_json::from_slice::<Value>(bytes) {
             Err(e) => fail(None, parse_error(&e)),
@@ -112,6 +127,7 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     }
     let env: Envelope = match serde_json::from_slice(bytes) {
         Ok(env) => env,
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => return Err(too_deep(bytes, &e)),
         Err(e) => return fail(None, parse_error(&e)),
     };
     let id = match env.id {
@@ -143,6 +159,18 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
         },
         (None, None) => fail(None, RpcError::invalid_request("a request needs a method")),
     }
+}
+
+/// A message nested past [`MAX_DEPTH`]: its id and method are still read (skipping over params
+/// takes no recursion), so the answer can name the request.
+fn too_deep(bytes: &[u8], e: &serde_json::Error) -> DecodeError {
+    let Ok(shallow) = serde_json::from_slice::<ShallowEnvelope>(bytes) else {
+        return DecodeError { id: None, error: parse_error(e), too_deep_arguments: false };
+    };
+    let id = shallow.id.and_then(|v| serde_json::from_value::<RequestId>(v).ok());
+    let too_deep_arguments = id.is_some() && shallow.method.as_deref() == Some("tools/call") && shallow.params.is_some();
+    let error = RpcError::invalid_params(format!("the message nests deeper than {MAX_DEPTH} levels"));
+    DecodeError { id, error, too_deep_arguments }
 }
 
 fn parse_error(e: &serde_json::Error) -> RpcError {
@@ -228,6 +256,17 @@ mod tests {
         assert_eq!(code_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":3}"#), code::INVALID_REQUEST);
         let e = decode(br#"{"jsonrpc":"2.0","id":9,"method":5}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::Number(9)));
+    }
+
+    #[test]
+    fn a_message_too_deep_still_names_its_request() {
+        let deep = |method: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{"arguments":{{"v":{}1{}}}}}}}"#, "[".repeat(10_000), "]".repeat(10_000))
+        };
+        let e = decode(deep("tools/call").as_bytes()).unwrap_err();
+        assert_eq!((e.id, e.error.code, e.too_deep_arguments), (Some(RequestId::Number(4)), code::INVALID_PARAMS, true));
+        let e = decode(deep("prompts/get").as_bytes()).unwrap_err();
+        assert_eq!((e.id, e.too_deep_arguments), (Some(RequestId::Number(4)), false));
     }
 
     #[test]

@@ -125,7 +125,26 @@ impl<S: Send + Sync + 'static> Session<S> {
     pub fn handle_bytes(&self, bytes: &[u8]) {
         match jsonrpc::decode(bytes) {
             Ok(msg) => self.handle(msg),
-            Err(e) => {
+            Err(e) => self.answer_undecodable(&e),
+        }
+    }
+
+    /// Answers a message that did not decode: with its JSON-RPC error, or, for a tool call whose
+    /// arguments nest too deep, with a tool failure (bad input for the tool, not a protocol fault).
+    pub fn answer_undecodable(&self, e: &jsonrpc::DecodeError) {
+        match &e.id {
+            Some(id) if e.too_deep_arguments && self.is_initialized() => {
+                let structured = lifecycle::has_structured_output(self.protocol_version());
+                let failure = crate::outcome::Failure {
+                    kind: crate::outcome::ErrorKind::InvalidInput,
+                    body: json!({ "error": "Invalid arguments", "violations": [{
+                        "path": "", "keyword": "maxDepth", "message": e.error.message,
+                    }] }),
+                };
+                let result = shape::tool_result(Err(failure), self.0.server.0.config.result_limit, structured);
+                self.0.reply(id.clone(), Ok(result));
+            }
+            _ => {
                 let route = e.id.clone().map_or(Route::Session, Route::Reply);
                 self.0.send(jsonrpc::error(e.id.as_ref(), &e.error), route);
             }

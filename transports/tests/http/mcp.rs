@@ -172,3 +172,18 @@ async fn shutdown_lets_a_running_call_finish() {
     tokio::time::timeout(Duration::from_secs(5), &mut s.done).await.expect("the server stopped").unwrap().unwrap();
     assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "no more connections");
 }
+
+#[tokio::test]
+async fn arguments_nested_too_deep_are_a_tool_error() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let call = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":{deep}}}}}}}"#);
+    let headers = [JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str())];
+    let r = send(s.addr, "POST", "/mcp", &headers, &call).await;
+    assert_eq!(r.status, 200);
+    let body = r.json();
+    assert_eq!(body["id"], 4);
+    assert_eq!(body["result"]["isError"], true);
+    assert_eq!(body["result"]["structuredContent"]["violations"][0]["keyword"], "maxDepth");
+}

@@ -118,3 +118,19 @@ fn a_duplicate_in_flight_id_is_refused() {
     let second = s.response(1);
     assert_eq!(structured(&second)["slept_ms"], 300);
 }
+
+#[test]
+fn arguments_nested_too_deep_are_a_tool_error_and_other_messages_name_their_id() {
+    let mut s = Server::ready(json!({}));
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let call = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{deep},"b":1}}}}}}"#);
+    s.send_raw(format!("{call}\n").as_bytes());
+    let r = s.response(3);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(structured(&r)["violations"][0]["keyword"], "maxDepth");
+    let other = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{{"name":{deep}}}}}"#);
+    s.send_raw(format!("{other}\n").as_bytes());
+    assert_eq!(error_code(&s.response(4)), -32602);
+    s.request(5, "ping", json!({}));
+    assert_eq!(s.response(5)["result"], json!({}), "the server goes on");
+}

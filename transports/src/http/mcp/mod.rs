@@ -10,7 +10,7 @@ use hyper::body::Incoming;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
-use tooltable::jsonrpc::{self, Incoming as Message, RpcError};
+use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 use tooltable::SUPPORTED_VERSIONS;
 
 use super::HttpContext;
@@ -90,7 +90,7 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
     };
     let message = match jsonrpc::decode(&bytes) {
         Ok(message) => message,
-        Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+        Err(e) => return undecodable(cx, &headers, e).await,
     };
     let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
         && !headers.contains_key(SESSION_HEADER);
@@ -110,32 +110,48 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
         return with_session(body::empty(StatusCode::ACCEPTED), &http);
     };
     let id = id.clone();
-    let answer = {
-        let mut streams = http.streams();
-        if streams.is_pending(&id) {
-            let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
-            return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
-        }
-        streams.expect(id.clone(), streamable)
-    };
-    http.session.handle(message);
-    let mut initialized = false;
-    let response = match answer.await {
-        Ok(FirstAnswer::Json(text)) => {
-            initialized = initialize && http.session.is_initialized();
-            body::json_text(StatusCode::OK, text)
-        }
-        Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
-        Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), &RpcError::internal("the session closed")),
-    };
+    let response = exchange(&http, &id, streamable, || http.session.handle(message)).await;
     if initialize {
-        if initialized {
+        if http.session.is_initialized() {
             return with_session(response, &http);
         }
         // A refused initialize leaves no session behind.
         cx.sessions.remove(&http.id);
     }
     response
+}
+
+/// Registers a request on its session's streams, hands it to the session, and answers the POST
+/// with its first message: the response alone as JSON, anything before it as an event stream.
+async fn exchange<S: Send + Sync + 'static>(
+    http: &HttpSession<S>,
+    id: &RequestId,
+    streamable: bool,
+    hand_over: impl FnOnce(),
+) -> HttpResponse {
+    let answer = {
+        let mut streams = http.streams();
+        if streams.is_pending(id) {
+            let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
+            return rpc_error(StatusCode::BAD_REQUEST, Some(id), &e);
+        }
+        streams.expect(id.clone(), streamable)
+    };
+    hand_over();
+    match answer.await {
+        Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
+        Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
+        Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
+    }
+}
+
+/// A message that did not decode is a 400 with its JSON-RPC error, except a tool call whose
+/// arguments nest too deep, which its session answers as a tool failure.
+async fn undecodable<S: Send + Sync + 'static>(cx: &HttpContext<S>, headers: &HeaderMap, e: jsonrpc::DecodeError) -> HttpResponse {
+    let (Some(id), true, Ok(http)) = (e.id.clone(), e.too_deep_arguments, session(cx, headers)) else {
+        return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
+    };
+    exchange(&http, &id, false, || http.session.answer_undecodable(&e)).await
 }
 
 fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {

@@ -108,3 +108,36 @@ fn bad_input_is_a_clear_tool_error_and_changes_nothing() {
     assert!(answer["message"].as_str().unwrap().starts_with("D1011"), "{answer}");
     assert!(c.alive());
 }
+
+/// A value nested 10,000 deep arrives as raw bytes (building it as a `Value` here would recurse
+/// as deep): a clear tool error, the model unchanged, the process alive.
+#[test]
+fn a_value_nested_10000_deep_is_a_tool_error() {
+    use std::time::Duration;
+    use tooltable_golden::client::{Client as Raw, StdioClient};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut c = StdioClient::spawn(env!("CARGO_BIN_EXE_valem"), &["mcp"]).unwrap();
+        let wait = Duration::from_secs(10);
+        let lines = [
+            json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } }).to_string(),
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "create_model", "arguments": { "spec": guarded_spec() } } }).to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"mutate","arguments":{{"id":"guarded","mutations":{{"$.price":{}1{}}}}}}}}}"#,
+                "[".repeat(10_000),
+                "]".repeat(10_000)
+            ),
+            json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": { "name": "get_state", "arguments": { "id": "guarded" } } }).to_string(),
+        ];
+        for line in &lines {
+            c.send_line(line.as_bytes()).await.unwrap();
+        }
+        let mut c = Raw::Stdio(c);
+        let (_, deep) = c.until_response(&json!(3), wait).await.unwrap();
+        assert_eq!(deep["result"]["isError"], true, "{deep}");
+        assert_eq!(deep["result"]["structuredContent"]["violations"][0]["keyword"], "maxDepth");
+        let (_, state) = c.until_response(&json!(4), wait).await.unwrap();
+        assert_eq!(state["result"]["isError"], false, "the model is there, unchanged: {state}");
+        assert!(state["result"]["structuredContent"].get("price").is_none());
+    });
+}

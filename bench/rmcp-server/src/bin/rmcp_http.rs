@@ -30,28 +30,14 @@ use hyper_util::service::TowerToHyperService;
 use rmcp::{
     Json, ServerHandler,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
-    schemars::{self, JsonSchema},
     tool, tool_handler, tool_router,
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
         session::{SessionManager, local::LocalSessionManager, never::NeverSessionManager},
     },
 };
-use serde::{Deserialize, Serialize};
 
-#[derive(Deserialize, JsonSchema)]
-pub struct AddNumbers {
-    /// The first addend.
-    pub a: f64,
-    /// The second addend.
-    pub b: f64,
-}
-
-/// The sum of two numbers.
-#[derive(Serialize, JsonSchema)]
-pub struct Sum {
-    pub sum: f64,
-}
+use rmcp_server::{AddNumbers, Sum};
 
 #[derive(Clone)]
 pub struct Bench {

@@ -18,25 +18,11 @@
 use rmcp::{
     Json, ServerHandler, ServiceExt,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
-    schemars::{self, JsonSchema},
     tool, tool_handler, tool_router,
     transport::stdio_pipes,
 };
-use serde::{Deserialize, Serialize};
 
-#[derive(Deserialize, JsonSchema)]
-pub struct AddNumbers {
-    /// The first addend.
-    pub a: f64,
-    /// The second addend.
-    pub b: f64,
-}
-
-/// The sum of two numbers.
-#[derive(Serialize, JsonSchema)]
-pub struct Sum {
-    pub sum: f64,
-}
+use rmcp_server::{AddNumbers, Sum};
 
 #[derive(Clone)]
 pub struct Bench {

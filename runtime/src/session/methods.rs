@@ -78,7 +78,7 @@ fn tools_list<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Optio
     paginate::page(items, "tools", params, session.server.0.config.page_size)
 }
 
-fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, mut params: Option<Value>) {
     let name = match str_param(&params, "name") {
         Ok(name) => name.to_owned(),
         Err(e) => return session.reply(id, Err(e)),
@@ -86,7 +86,8 @@ fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: Reque
     if session.server.0.table.get(&name).is_none() {
         return session.reply(id, Err(RpcError::invalid_params(format!("Unknown tool: {name}"))));
     }
-    let args = params.as_ref().and_then(|p| p.get("arguments")).cloned();
+    // Taken, not cloned: the arguments can be large and are read only by the call.
+    let args = params.as_mut().and_then(Value::as_object_mut).and_then(|p| p.remove("arguments"));
     let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
     let server = session.server.clone();
     session.spawn(id, &params, move |cx| async move {

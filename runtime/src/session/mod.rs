@@ -35,10 +35,13 @@ pub enum Route {
     /// No message: the call asks its transport to close the stream carrying it now, so the client
     /// reconnects and resumes (SSE polling). Transports without streams ignore it.
     CloseStream(RequestId),
+    /// No message: the client cancelled this request, which gets no response; a transport that
+    /// holds a stream or a connection open for it lets go of it.
+    Cancelled(RequestId),
 }
 
 /// One message for the client: its JSON text (no newline in it) and where it belongs; the text is
-/// empty for [`Route::CloseStream`].
+/// empty for [`Route::CloseStream`] and [`Route::Cancelled`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outgoing {
     pub json: String,
@@ -351,6 +354,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     fn cancel(&self, id: &RequestId) {
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(id) {
+            self.send(String::new(), Route::Cancelled(id.clone()));
             call.scope.cancelled.store(true, Ordering::Release);
             if let Some(abort) = call.abort {
                 abort.abort();

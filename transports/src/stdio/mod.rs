@@ -94,8 +94,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, msg: &Outgoing) -> std::io::Result<()> {
-    // A pipe has no streams to close.
-    if matches!(msg.route, Route::CloseStream(_)) {
+    // A pipe has no streams to close or let go of.
+    if matches!(msg.route, Route::CloseStream(_) | Route::Cancelled(_)) {
         return Ok(());
     }
     out.write_all(msg.json.as_bytes()).await?;

@@ -187,3 +187,22 @@ async fn arguments_nested_too_deep_are_a_tool_error() {
     assert_eq!(body["result"]["isError"], true);
     assert_eq!(body["result"]["structuredContent"]["violations"][0]["keyword"], "maxDepth");
 }
+
+#[tokio::test]
+async fn a_cancelled_call_ends_its_post_without_a_response() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let addr = s.addr;
+    let sid = session.clone();
+    let call = json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": { "name": "slow", "arguments": { "ms": 5000 } } });
+    let running = tokio::spawn(async move {
+        let headers = [("accept", "application/json"), CONTENT_JSON, ("mcp-session-id", sid.as_str())];
+        send(addr, "POST", "/mcp", &headers, &call.to_string()).await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 8 } });
+    assert_eq!(post(s.addr, Some(&session), cancel).await.status, 202);
+    let r = tokio::time::timeout(Duration::from_secs(2), running).await.expect("the POST ends at once").unwrap();
+    assert_eq!(r.status, 202);
+    assert!(r.body.is_empty(), "no response for a cancelled request");
+}

@@ -141,6 +141,8 @@ async fn exchange<S: Send + Sync + 'static>(
     match answer.await {
         Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
         Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
+        // A cancelled request has no response; the POST ends with none.
+        Ok(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
     }
 }

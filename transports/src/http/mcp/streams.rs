@@ -20,6 +20,8 @@ const LOG_STREAMS: usize = 64;
 pub enum FirstAnswer {
     Json(String),
     Stream(mpsc::UnboundedReceiver<Bytes>),
+    /// The client cancelled it: no response will come.
+    Cancelled,
 }
 
 struct Waiter {
@@ -97,6 +99,13 @@ impl Streams {
             Route::CloseStream(id) => {
                 if let Some(stream) = self.stream_for(&id) {
                     self.live.remove(&stream);
+                }
+            }
+            Route::Cancelled(id) => {
+                if let Some(waiter) = self.waiting.remove(&id) {
+                    let _ = waiter.answer.send(FirstAnswer::Cancelled);
+                } else if let Some(stream) = self.carriers.remove(&id) {
+                    self.finish(stream);
                 }
             }
         }
@@ -267,6 +276,23 @@ mod tests {
         s.route(msg("{\"r\":7}", Route::Reply(id)));
         let mut resumed = s.attach(Some("1-0"));
         assert_eq!(drain(&mut resumed), ["id: 1-2\nevent: message\ndata: {\"r\":7}\n\n"]);
+    }
+
+    #[test]
+    fn a_cancelled_request_lets_go_of_its_post() {
+        let mut s = Streams::new(500);
+        let waiting = RequestId::Number(1);
+        let mut rx = s.expect(waiting.clone(), true);
+        s.route(msg("", Route::Cancelled(waiting.clone())));
+        assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Cancelled)));
+        let streaming = RequestId::Number(2);
+        let mut rx = s.expect(streaming.clone(), true);
+        s.route(msg("{\"n\":1}", Route::During(streaming.clone())));
+        let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
+        s.route(msg("", Route::Cancelled(streaming.clone())));
+        assert_eq!(drain(&mut events).len(), 2, "priming and the notification, then the end");
+        assert!(events.try_recv().is_err());
+        assert!(!s.is_pending(&waiting) && !s.is_pending(&streaming));
     }
 
     #[test]

@@ -49,7 +49,8 @@ impl Golden {
             .ok()
             .map(|text| serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}/golden.json: {e}", dir.display())))
             .unwrap_or_default();
-        let args = config["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(str::to_owned)).collect();
+        let args =
+            config["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(str::to_owned)).collect();
         let mut placeholders = Placeholders::default();
         for (name, pattern) in config["patterns"].as_object().into_iter().flatten() {
             let pattern = pattern.as_str().unwrap_or_default();
@@ -176,16 +177,20 @@ impl Golden {
         let mut problems = Vec::new();
         for s in sessions {
             if !self.path(s).exists() {
-                problems.push(format!("{}: a test names this session, but the file is missing", self.path(s).display()));
+                problems
+                    .push(format!("{}: a test names this session, but the file is missing", self.path(s).display()));
             }
         }
         let entries = std::fs::read_dir(&self.dir).unwrap_or_else(|e| panic!("{}: {e}", self.dir.display()));
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(stem) = name.strip_suffix(".session") {
-                if !sessions.contains(&stem) {
-                    problems.push(format!("{}: no test replays this session; add `{stem}` to golden_tests!", entry.path().display()));
-                }
+            if let Some(stem) = name.strip_suffix(".session")
+                && !sessions.contains(&stem)
+            {
+                problems.push(format!(
+                    "{}: no test replays this session; add `{stem}` to golden_tests!",
+                    entry.path().display()
+                ));
             }
         }
         assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -240,7 +245,9 @@ fn differences(path: &Path, steps: &[Step], actual: &[Vec<Value>]) -> String {
         }
         let line = step.received.first().map_or(step.line, |(n, _)| *n);
         let render = |vs: &[Value]| {
-            vs.iter().map(|v| format!("← {}\n", serde_json::to_string_pretty(v).unwrap_or_default())).collect::<String>()
+            vs.iter()
+                .map(|v| format!("← {}\n", serde_json::to_string_pretty(v).unwrap_or_default()))
+                .collect::<String>()
         };
         let (old, new) = (render(&expected), render(got));
         let diff = similar::TextDiff::from_lines(&old, &new);

@@ -49,9 +49,11 @@ impl Placeholders {
         let mut s = s.to_owned();
         for p in &self.0 {
             s = match p {
-                Placeholder::Literal { name, value } if !value.is_empty() => {
-                    replace_bounded(&s, &format!("<{name}>"), s.match_indices(value.as_str()).map(|(i, m)| (i, i + m.len())))
-                }
+                Placeholder::Literal { name, value } if !value.is_empty() => replace_bounded(
+                    &s,
+                    &format!("<{name}>"),
+                    s.match_indices(value.as_str()).map(|(i, m)| (i, i + m.len())),
+                ),
                 Placeholder::Literal { .. } => s,
                 Placeholder::Pattern { name, regex } => {
                     replace_bounded(&s, &format!("<{name}>"), regex.find_iter(&s).map(|m| (m.start(), m.end())))

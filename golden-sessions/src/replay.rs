@@ -18,7 +18,11 @@ const QUIET: Duration = Duration::from_millis(150);
 const STRAGGLERS: Duration = Duration::from_secs(2);
 
 /// What the server sent after each step, normalized, in the order it arrived.
-pub async fn run(client: &mut Client, steps: &[Step], placeholders: &Placeholders) -> Result<Vec<Vec<Value>>, ClientError> {
+pub async fn run(
+    client: &mut Client,
+    steps: &[Step],
+    placeholders: &Placeholders,
+) -> Result<Vec<Vec<Value>>, ClientError> {
     let mut actual = Vec::with_capacity(steps.len());
     for step in steps {
         client.send(&placeholders.fill(&step.sent)).await?;

@@ -115,7 +115,8 @@ mod tests {
 
     #[test]
     fn parses_renders_and_groups() {
-        let text = "# handshake\n→ {\"id\":1,\"method\":\"ping\"}\n← {\"id\":1,\"result\":{}}\n\n→ {\"method\":\"n\"}\n";
+        let text =
+            "# handshake\n→ {\"id\":1,\"method\":\"ping\"}\n← {\"id\":1,\"result\":{}}\n\n→ {\"method\":\"n\"}\n";
         let file = SessionFile::parse(text).unwrap();
         let lines: Vec<Line> = file.lines.iter().map(|(_, l)| l.clone()).collect();
         assert_eq!(SessionFile::render(&lines), text);

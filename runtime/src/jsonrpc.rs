@@ -113,6 +113,8 @@ struct Envelope {
 }
 
 /// Decodes one message. Parse errors get -32700; valid JSON that is no JSON-RPC message -32600.
+// The error is as large as the message it stands for would have been; it is built once, rarely.
+#[allow(clippy::result_large_err)]
 pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     let fail = |id: Option<RequestId>, error: RpcError| Err(DecodeError { id, error, too_deep_arguments: false });
@@ -140,10 +142,11 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return fail(id, RpcError::invalid_request("the message must carry \"jsonrpc\": \"2.0\""));
     }
-    if let Some(p) = &env.params {
-        if !p.is_object() && !p.is_array() {
-            return fail(id, RpcError::invalid_request("params must be an object or an array"));
-        }
+    if let Some(p) = &env.params
+        && !p.is_object()
+        && !p.is_array()
+    {
+        return fail(id, RpcError::invalid_request("params must be an object or an array"));
     }
     match (env.method, id) {
         (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params: env.params }),
@@ -168,7 +171,8 @@ fn too_deep(bytes: &[u8], e: &serde_json::Error) -> DecodeError {
         return DecodeError { id: None, error: parse_error(e), too_deep_arguments: false };
     };
     let id = shallow.id.and_then(|v| serde_json::from_value::<RequestId>(v).ok());
-    let too_deep_arguments = id.is_some() && shallow.method.as_deref() == Some("tools/call") && shallow.params.is_some();
+    let too_deep_arguments =
+        id.is_some() && shallow.method.as_deref() == Some("tools/call") && shallow.params.is_some();
     let error = RpcError::invalid_params(format!("the message nests deeper than {MAX_DEPTH} levels"));
     DecodeError { id, error, too_deep_arguments }
 }
@@ -261,10 +265,17 @@ mod tests {
     #[test]
     fn a_message_too_deep_still_names_its_request() {
         let deep = |method: &str| {
-            format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{"arguments":{{"v":{}1{}}}}}}}"#, "[".repeat(10_000), "]".repeat(10_000))
+            format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{"arguments":{{"v":{}1{}}}}}}}"#,
+                "[".repeat(10_000),
+                "]".repeat(10_000)
+            )
         };
         let e = decode(deep("tools/call").as_bytes()).unwrap_err();
-        assert_eq!((e.id, e.error.code, e.too_deep_arguments), (Some(RequestId::Number(4)), code::INVALID_PARAMS, true));
+        assert_eq!(
+            (e.id, e.error.code, e.too_deep_arguments),
+            (Some(RequestId::Number(4)), code::INVALID_PARAMS, true)
+        );
         let e = decode(deep("prompts/get").as_bytes()).unwrap_err();
         assert_eq!((e.id, e.too_deep_arguments), (Some(RequestId::Number(4)), false));
     }

@@ -14,6 +14,8 @@ struct ModelId {
     id: String,
 }
 
+// Only the schemas of these argument types matter here, not what the functions read.
+#[allow(dead_code)]
 #[derive(Deserialize, JsonSchema)]
 struct GetStateArgs {
     /// The model's id.
@@ -24,6 +26,7 @@ struct GetStateArgs {
     depth: Option<u32>,
 }
 
+#[allow(dead_code)]
 #[derive(Deserialize, JsonSchema)]
 struct MutateArgs {
     id: String,

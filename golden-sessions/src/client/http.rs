@@ -39,7 +39,12 @@ fn protocol(e: impl std::fmt::Display) -> ClientError {
 }
 
 impl Endpoint {
-    async fn request(&self, method: Method, body: Option<String>, last_event_id: Option<&str>) -> Result<Response<Incoming>, ClientError> {
+    async fn request(
+        &self,
+        method: Method,
+        body: Option<String>,
+        last_event_id: Option<&str>,
+    ) -> Result<Response<Incoming>, ClientError> {
         let stream = TcpStream::connect(&self.authority).await?;
         stream.set_nodelay(true)?;
         let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(protocol)?;
@@ -113,10 +118,10 @@ impl HttpClient {
         if answer.get("jsonrpc").is_none() {
             return Err(protocol(format!("HTTP {status}: {answer}")));
         }
-        if method == "initialize" {
-            if let Some(v) = answer.pointer("/result/protocolVersion").and_then(Value::as_str) {
-                self.endpoint.protocol_version = Some(v.to_owned());
-            }
+        if method == "initialize"
+            && let Some(v) = answer.pointer("/result/protocolVersion").and_then(Value::as_str)
+        {
+            self.endpoint.protocol_version = Some(v.to_owned());
         }
         let _ = self.outbox.send(answer);
         Ok(())
@@ -161,13 +166,19 @@ fn is_event_stream(response: &Response<Incoming>) -> bool {
 
 /// Reads events into the inbox. When the stream of a request ends before its response, it is
 /// resumed by GET with the last event id, after the delay a polling client waits.
-async fn read_events(mut body: Incoming, endpoint: Endpoint, awaited: Option<Value>, outbox: mpsc::UnboundedSender<Value>) {
+async fn read_events(
+    mut body: Incoming,
+    endpoint: Endpoint,
+    awaited: Option<Value>,
+    outbox: mpsc::UnboundedSender<Value>,
+) {
     let mut parser = SseParser::default();
     loop {
         while let Some(Ok(frame)) = body.frame().await {
             let Some(chunk) = frame.data_ref() else { continue };
             for data in parser.feed(chunk) {
-                let msg = serde_json::from_str(&data).unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {data}")));
+                let msg =
+                    serde_json::from_str(&data).unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {data}")));
                 let answered = awaited.is_some() && msg.get("method").is_none() && msg.get("id") == awaited.as_ref();
                 if outbox.send(msg).is_err() || answered {
                     return;

@@ -30,8 +30,8 @@ impl StdioClient {
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                let msg = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {line}")));
+                let msg =
+                    serde_json::from_str(&line).unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {line}")));
                 if tx.send(msg).is_err() {
                     break;
                 }

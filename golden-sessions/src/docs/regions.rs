@@ -18,6 +18,14 @@ impl Region {
     }
 }
 
+/// An opening marker waiting for its end.
+struct Opening {
+    kind: String,
+    args: Vec<(String, String)>,
+    body_start: usize,
+    line: usize,
+}
+
 const OPEN: &str = "<!-- generated:";
 const CLOSE: &str = "<!-- end generated -->";
 
@@ -25,7 +33,7 @@ const CLOSE: &str = "<!-- end generated -->";
 pub fn find(page: &str) -> Result<Vec<Region>, String> {
     let mut regions = Vec::new();
     let mut offset = 0;
-    let mut open: Option<(String, Vec<(String, String)>, usize, usize)> = None;
+    let mut open: Option<Opening> = None;
     for (i, line) in page.split_inclusive('\n').enumerate() {
         let start = offset;
         offset += line.len();
@@ -37,14 +45,14 @@ pub fn find(page: &str) -> Result<Vec<Region>, String> {
             let mut words = spec.split_whitespace();
             let kind = words.next().unwrap_or("").to_owned();
             let args = words.filter_map(|w| w.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
-            open = Some((kind, args, offset, i + 1));
+            open = Some(Opening { kind, args, body_start: offset, line: i + 1 });
         } else if trimmed == CLOSE {
-            let (kind, args, body_start, line) = open.take().ok_or(format!("line {}: an end marker without a start", i + 1))?;
-            regions.push(Region { kind, args, body: body_start..start, line });
+            let o = open.take().ok_or(format!("line {}: an end marker without a start", i + 1))?;
+            regions.push(Region { kind: o.kind, args: o.args, body: o.body_start..start, line: o.line });
         }
     }
     match open {
-        Some((_, _, _, line)) => Err(format!("line {line}: a region without `{CLOSE}`")),
+        Some(o) => Err(format!("line {}: a region without `{CLOSE}`", o.line)),
         None => Ok(regions),
     }
 }

@@ -12,7 +12,8 @@ pub fn reference_table(tools: &[Value], routes: &Map<String, Value>) -> String {
     for tool in tools {
         let name = tool["name"].as_str().unwrap_or("");
         let schema = &tool["inputSchema"];
-        let required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let required: Vec<&str> =
+            schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         let optional: Vec<&str> = schema["properties"]
             .as_object()
             .into_iter()
@@ -40,7 +41,11 @@ pub fn purpose_table(tools: &[Value]) -> String {
 }
 
 fn code_list(names: &[&str]) -> String {
-    if names.is_empty() { "—".to_owned() } else { names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ") }
+    if names.is_empty() {
+        "—".to_owned()
+    } else {
+        names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// The tool calls of a session as `{protocol_version, tools, examples: [{tool, request, result}]}`:
@@ -51,11 +56,17 @@ pub fn capture(session: &SessionFile) -> Value {
     let mut examples = Vec::new();
     for step in session.steps() {
         let method = step.sent["method"].as_str().unwrap_or("");
-        let response = step.received.iter().map(|(_, v)| v).find(|v| v.get("method").is_none() && v.get("id") == step.sent.get("id"));
+        let response = step
+            .received
+            .iter()
+            .map(|(_, v)| v)
+            .find(|v| v.get("method").is_none() && v.get("id") == step.sent.get("id"));
         let Some(result) = response.map(|r| &r["result"]) else { continue };
         match method {
             "initialize" => protocol_version = result["protocolVersion"].clone(),
-            "tools/list" => tools.extend(result["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(str::to_owned))),
+            "tools/list" => tools.extend(
+                result["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(str::to_owned)),
+            ),
             "tools/call" => {
                 let value = result.get("structuredContent").cloned().unwrap_or_else(|| {
                     let text = result["content"][0]["text"].as_str().unwrap_or("");

@@ -66,11 +66,9 @@ fn tools_list<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Optio
         .iter()
         .map(|e| {
             let mut tool = e.listing.clone();
-            if !structured {
-                if let Some(t) = tool.as_object_mut() {
-                    t.remove("title");
-                    t.remove("outputSchema");
-                }
+            if !structured && let Some(t) = tool.as_object_mut() {
+                t.remove("title");
+                t.remove("outputSchema");
             }
             tool
         })

@@ -287,10 +287,10 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         match method {
             "notifications/initialized" => lifecycle::initialized(self),
             "notifications/cancelled" => {
-                if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")).cloned() {
-                    if let Ok(id) = serde_json::from_value::<RequestId>(id) {
-                        self.cancel(&id);
-                    }
+                if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")).cloned()
+                    && let Ok(id) = serde_json::from_value::<RequestId>(id)
+                {
+                    self.cancel(&id);
                 }
             }
             // Other notifications (roots/list_changed, progress from the client, ...) need no answer.

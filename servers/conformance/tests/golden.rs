@@ -4,7 +4,10 @@
 use tooltable_golden::Golden;
 
 fn golden() -> Golden {
-    Golden::new(env!("CARGO_BIN_EXE_conformance-server"), concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/conformance-server"))
+    Golden::new(
+        env!("CARGO_BIN_EXE_conformance-server"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/conformance-server"),
+    )
 }
 
 tooltable_golden::golden_tests!(

@@ -16,7 +16,11 @@ fn request(id: i64, method: &str, params: Value) -> Value {
 
 fn script() -> Vec<Value> {
     vec![
-        request(1, "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } })),
+        request(
+            1,
+            "initialize",
+            json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } }),
+        ),
         json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
         request(2, "tools/list", json!({})),
         request(3, "tools/call", json!({ "name": "add_numbers", "arguments": { "a": 2, "b": 40 } })),
@@ -27,9 +31,21 @@ fn script() -> Vec<Value> {
         request(8, "resources/read", json!({ "uri": "test://static-text" })),
         request(9, "resources/read", json!({ "uri": "test://missing" })),
         request(10, "resources/subscribe", json!({ "uri": "test://watched-resource" })),
-        request(11, "tools/call", json!({ "name": "touch_resource", "arguments": { "uri": "test://watched-resource" } })),
-        request(12, "prompts/get", json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "a", "arg2": "b" } })),
-        request(13, "tools/call", json!({ "name": "test_tool_with_progress", "arguments": {}, "_meta": { "progressToken": 7 } })),
+        request(
+            11,
+            "tools/call",
+            json!({ "name": "touch_resource", "arguments": { "uri": "test://watched-resource" } }),
+        ),
+        request(
+            12,
+            "prompts/get",
+            json!({ "name": "test_prompt_with_arguments", "arguments": { "arg1": "a", "arg2": "b" } }),
+        ),
+        request(
+            13,
+            "tools/call",
+            json!({ "name": "test_tool_with_progress", "arguments": {}, "_meta": { "progressToken": 7 } }),
+        ),
         request(14, "ping", json!({})),
     ]
 }
@@ -64,8 +80,18 @@ async fn stdio_and_http_give_the_same_results() {
         assert_eq!(Some(response), http.0.get(id), "response {id} differs");
     }
     assert_eq!(stdio.1, http.1, "the notifications differ");
-    let methods: Vec<&str> = stdio.1.iter().filter_map(|m| m.split("\"method\":\"").nth(1)?.split('"').next()).collect();
-    assert_eq!(methods, ["notifications/message", "notifications/progress", "notifications/progress", "notifications/progress", "notifications/resources/updated"]);
+    let methods: Vec<&str> =
+        stdio.1.iter().filter_map(|m| m.split("\"method\":\"").nth(1)?.split('"').next()).collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/message",
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/resources/updated"
+        ]
+    );
     assert_eq!(stdio.0[&4]["result"]["isError"], true);
     assert_eq!(stdio.0[&6]["error"]["code"], -32602);
     assert_eq!(stdio.0[&9]["error"]["code"], -32002);

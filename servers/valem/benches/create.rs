@@ -27,7 +27,9 @@ fn main() {
 
 /// The name of the largest example file, by size.
 fn largest() -> Option<String> {
-    let entries = std::fs::read_dir(examples::dir()).map_err(|e| eprintln!("skipped: {}: {e}", examples::dir().display())).ok()?;
+    let entries = std::fs::read_dir(examples::dir())
+        .map_err(|e| eprintln!("skipped: {}: {e}", examples::dir().display()))
+        .ok()?;
     entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))

@@ -34,7 +34,10 @@ fn main() {
     println!("mutate car-loan-calculator, in process:  {}", timing::show(in_process));
 
     let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).expect("valem starts");
-    for (tool, args) in [("create_model", json!({ "spec": spec })), ("mutate", json!({ "id": "car-loan-calculator", "mutations": given }))] {
+    for (tool, args) in [
+        ("create_model", json!({ "spec": spec })),
+        ("mutate", json!({ "id": "car-loan-calculator", "mutations": given })),
+    ] {
         let answer = client.call(tool, args).expect("the server answers");
         assert!(!answer.is_error, "{tool}: {}", answer.body);
     }

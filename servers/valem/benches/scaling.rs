@@ -14,7 +14,8 @@ const RUNS: usize = 2_000;
 
 /// A spec of `n` derivations, each reading its own input.
 fn spec(n: usize) -> Value {
-    let derivations: Vec<Value> = (0..n).map(|i| json!({ "path": format!("$.out{i}"), "expr": format!("in{i} * 2") })).collect();
+    let derivations: Vec<Value> =
+        (0..n).map(|i| json!({ "path": format!("$.out{i}"), "expr": format!("in{i} * 2") })).collect();
     json!({ "id": format!("independent-{n}"), "schema": { "type": "object" }, "derivations": derivations })
 }
 
@@ -36,5 +37,8 @@ fn main() {
     let large = one_field_mutation(1_000);
     println!("one-field mutate, 10 derivations:        {}", timing::show(small));
     println!("one-field mutate, 1,000 derivations:     {}", timing::show(large));
-    println!("scaling ratio (1,000 / 10):              {:.2}x (target: at most 3x)", large.as_secs_f64() / small.as_secs_f64());
+    println!(
+        "scaling ratio (1,000 / 10):              {:.2}x (target: at most 3x)",
+        large.as_secs_f64() / small.as_secs_f64()
+    );
 }

@@ -39,7 +39,8 @@ fn run() -> Result<(), String> {
     let mut client = mcp_client::Client::start(&valem).map_err(|e| format!("{}: {e}", valem.display()))?;
     let mut tally = jsonata_suite::Tally::default();
     for case in &cases {
-        let outcome = jsonata_suite::run(&mut client, case).map_err(|e| format!("{}/{}: {e}", case.group, case.name))?;
+        let outcome =
+            jsonata_suite::run(&mut client, case).map_err(|e| format!("{}/{}: {e}", case.group, case.name))?;
         if let (Err(why), true) = (&outcome, show_failures) {
             let heavy = case.timelimit.map(|ms| format!(" (the suite allows it {ms} ms)")).unwrap_or_default();
             println!("FAIL {}/{}: {}{heavy}\n     {}", case.group, case.name, case.expr.trim(), why);

@@ -2,7 +2,7 @@
 //! each model, the ModelSpec schema, the guides and the bundled examples.
 
 use serde_json::Value;
-use tooltable::{Failure, ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, table};
+use tooltable::{ErrorKind, Failure, Resource, ResourceContents, ResourceTemplate, Server, TableError, table};
 
 use crate::resources;
 use crate::tools::registry::Models;
@@ -53,7 +53,8 @@ pub fn server() -> Result<Server<Models>, TableError> {
             |cx, req| async move {
                 let id = req.params.get("modelId").cloned().unwrap_or_default();
                 let state: Option<Value> = cx.lock().get(&id).map(|m| m.merged());
-                let state = state.ok_or_else(|| Failure::new(ErrorKind::NotFound, format!("there is no model {id:?}")))?;
+                let state =
+                    state.ok_or_else(|| Failure::new(ErrorKind::NotFound, format!("there is no model {id:?}")))?;
                 Ok(vec![ResourceContents::text(req.uri, "application/json", state.to_string())])
             },
         )
@@ -64,13 +65,18 @@ pub fn server() -> Result<Server<Models>, TableError> {
             |_, req| async move {
                 let name = req.params.get("name").cloned().unwrap_or_default();
                 let text = resources::example(&name).ok_or_else(|| {
-                    Failure::new(ErrorKind::NotFound, format!("there is no example {name:?}; the examples are {}", example_names()))
+                    Failure::new(
+                        ErrorKind::NotFound,
+                        format!("there is no example {name:?}; the examples are {}", example_names()),
+                    )
                 })?;
                 Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
             },
         );
     for guide in resources::GUIDES {
-        let resource = Resource::new(resources::guide_uri(guide.name), guide.name).description(guide.description).mime_type("text/markdown");
+        let resource = Resource::new(resources::guide_uri(guide.name), guide.name)
+            .description(guide.description)
+            .mime_type("text/markdown");
         let text = guide.text;
         builder = builder.resource(resource, move |_, req| async move {
             Ok(vec![ResourceContents::text(req.uri, "text/markdown", text)])

@@ -63,11 +63,24 @@ fn dry_run_and_eval_expression_register_nothing() {
     let spec = json!({ "id": "order", "schema": {}, "derivations": [
         { "path": "$.items[*].line", "expr": "$parent.price * $parent.qty" },
         { "path": "$.total", "expr": "$sum(items.line)" } ] });
-    let state = call(&server, "dry_run", json!({ "spec": spec, "mutations": {
-        "$.items[0].price": 2, "$.items[0].qty": 3, "$.items[1].price": 1.5, "$.items[1].qty": 2 } })).unwrap();
-    assert_eq!(state, json!({ "items": [{ "price": 2, "qty": 3, "line": 6 }, { "price": 1.5, "qty": 2, "line": 3 }], "total": 9 }));
-    let answer = call(&server, "eval_expression", json!({ "expr": "$f(x) + $k", "input": { "x": 2 },
-        "library": "( $f := function($n) { $n * 10 }; [\"f\"] )", "bindings": { "k": 1 } })).unwrap();
+    let state = call(
+        &server,
+        "dry_run",
+        json!({ "spec": spec, "mutations": {
+        "$.items[0].price": 2, "$.items[0].qty": 3, "$.items[1].price": 1.5, "$.items[1].qty": 2 } }),
+    )
+    .unwrap();
+    assert_eq!(
+        state,
+        json!({ "items": [{ "price": 2, "qty": 3, "line": 6 }, { "price": 1.5, "qty": 2, "line": 3 }], "total": 9 })
+    );
+    let answer = call(
+        &server,
+        "eval_expression",
+        json!({ "expr": "$f(x) + $k", "input": { "x": 2 },
+        "library": "( $f := function($n) { $n * 10 }; [\"f\"] )", "bindings": { "k": 1 } }),
+    )
+    .unwrap();
     assert_eq!(answer, json!({ "ok": true, "undefined": false, "result": 21 }));
     let answer = call(&server, "eval_expression", json!({ "expr": "(1 +" })).unwrap();
     assert_eq!(answer["error"], "compile");

@@ -37,7 +37,10 @@ fn meta_flags_effects_history_and_traces() {
 
     call(&server, "mutate", json!({ "id": "budget", "mutations": { "$.age": 30 } })).unwrap();
     let r = call(&server, "mutate", json!({ "id": "budget", "mutations": { "$.spend": 150 } })).unwrap();
-    assert_eq!(r["flaggedConstraints"], json!([{ "constraintId": "within", "message": "over the limit", "policy": "flag" }]));
+    assert_eq!(
+        r["flaggedConstraints"],
+        json!([{ "constraintId": "within", "message": "over the limit", "policy": "flag" }])
+    );
     assert_eq!(r["dispatchedEffects"][0]["effectId"], "ask");
     assert_eq!(r["dispatchedEffects"][0]["payload"], json!({ "message": "spent 150" }));
     let again = call(&server, "mutate", json!({ "id": "budget", "mutations": { "$.age": 31 } })).unwrap();

@@ -24,8 +24,10 @@ fn call(server: &Server<Models>, tool: &str, args: Value) -> Result<Value, Value
 
 fn examples() -> Option<Vec<(String, Value)>> {
     let entries = std::fs::read_dir(examples_dir()).ok()?;
-    let mut files: Vec<PathBuf> =
-        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
     files.sort();
     Some(
         files

@@ -31,7 +31,8 @@ fn deeply_nested_values_are_refused() {
         let server = valem::server().unwrap();
         let spec = json!({ "id": "deep", "schema": {} });
         call(&server, "create_model", json!({ "spec": spec })).unwrap();
-        let body = call(&server, "mutate", json!({ "id": "deep", "mutations": { "$.x": nested(10_000) } })).unwrap_err();
+        let body =
+            call(&server, "mutate", json!({ "id": "deep", "mutations": { "$.x": nested(10_000) } })).unwrap_err();
         assert_eq!(body["error"], "Value too large", "{body}");
         assert_eq!(call(&server, "get_state", json!({ "id": "deep" })).unwrap(), json!({}));
         let answer = call(&server, "eval_expression", json!({ "expr": "a", "input": nested(10_000) })).unwrap();

@@ -33,6 +33,10 @@ fn at_least_99_percent_of_the_suite_passes() {
         tally.add(&case.group, outcome.is_ok());
     }
     let (pass, fail) = tally.totals();
-    println!("JSONata suite through eval_expression: {pass} of {} cases pass ({} heavy cases left to the script)", pass + fail, cases.len() - pass - fail);
+    println!(
+        "JSONata suite through eval_expression: {pass} of {} cases pass ({} heavy cases left to the script)",
+        pass + fail,
+        cases.len() - pass - fail
+    );
     assert!(pass * 100 >= (pass + fail) * 99, "{}\n{}", failures.join("\n"), tally.report());
 }

@@ -29,7 +29,8 @@ fn every_bundled_example_passes_its_tests_and_validates_cleanly() {
 fn guides_and_examples_are_served() {
     let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).unwrap();
     let listed = client.request("resources/list", json!({})).unwrap();
-    let uris: Vec<&str> = listed["result"]["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
+    let uris: Vec<&str> =
+        listed["result"]["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
     for guide in GUIDES {
         let uri = guide_uri(guide.name);
         assert!(uris.contains(&uri.as_str()), "{uri} is listed");

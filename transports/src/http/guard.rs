@@ -62,9 +62,9 @@ fn host_name(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
         return rest.split(']').next().unwrap_or("");
     }
-    authority.rsplit_once(':').map_or(authority, |(name, port)| {
-        if port.bytes().all(|b| b.is_ascii_digit()) { name } else { authority }
-    })
+    authority
+        .rsplit_once(':')
+        .map_or(authority, |(name, port)| if port.bytes().all(|b| b.is_ascii_digit()) { name } else { authority })
 }
 
 fn is_local(name: &str) -> bool {
@@ -93,7 +93,10 @@ mod tests {
 
     #[test]
     fn allow_lists_extend_the_defaults() {
-        let p = AccessPolicy { allowed_origins: vec!["https://app.example.com".into()], allowed_hosts: vec!["mcp.internal".into()] };
+        let p = AccessPolicy {
+            allowed_origins: vec!["https://app.example.com".into()],
+            allowed_hosts: vec!["mcp.internal".into()],
+        };
         assert!(p.check(&headers(&[("host", "mcp.internal:80"), ("origin", "https://app.example.com")])).is_ok());
         assert!(p.check(&headers(&[("host", "mcp.internal"), ("origin", "https://other.example.com")])).is_err());
     }

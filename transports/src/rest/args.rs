@@ -113,9 +113,9 @@ fn type_of(schema: &Value) -> &str {
     };
     named
         .or_else(|| {
-            ["anyOf", "oneOf"].iter().find_map(|k| {
-                schema.get(*k)?.as_array()?.iter().map(type_of).find(|t| *t != "null" && *t != "string")
-            })
+            ["anyOf", "oneOf"]
+                .iter()
+                .find_map(|k| schema.get(*k)?.as_array()?.iter().map(type_of).find(|t| *t != "null" && *t != "string"))
         })
         .unwrap_or("string")
 }
@@ -192,7 +192,9 @@ mod tests {
         c.rest = Some(RestRoute { method: "DELETE".into(), path: "/models/{id}".into(), body: None, status: 200 });
         let routes = Routes::new(&[a, b, c]);
         assert!(matches!(routes.resolve("GET", "/models/count"), Resolution::Found(r, _) if r.tool == "count"));
-        assert!(matches!(routes.resolve("GET", "/models/x%2Fy"), Resolution::Found(r, p) if r.tool == "by_id" && p["id"] == "x/y"));
+        assert!(
+            matches!(routes.resolve("GET", "/models/x%2Fy"), Resolution::Found(r, p) if r.tool == "by_id" && p["id"] == "x/y")
+        );
         assert!(matches!(routes.resolve("PUT", "/models/1"), Resolution::WrongMethod(m) if m == ["DELETE", "GET"]));
         assert!(matches!(routes.resolve("GET", "/nothing"), Resolution::NotFound));
     }

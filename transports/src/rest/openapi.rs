@@ -69,8 +69,12 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
         }
         let mut responses = Map::new();
         let success = match &tool.output_schema {
-            Some(schema) => json!({ "description": "The operation's result.", "content": { "application/json": { "schema": components.hoist(schema) } } }),
-            None => json!({ "description": "The operation's result (any JSON).", "content": { "application/json": { "schema": {} } } }),
+            Some(schema) => {
+                json!({ "description": "The operation's result.", "content": { "application/json": { "schema": components.hoist(schema) } } })
+            }
+            None => {
+                json!({ "description": "The operation's result (any JSON).", "content": { "application/json": { "schema": {} } } })
+            }
         };
         responses.insert(rest.status.to_string(), success);
         for kind in ErrorKind::ALL {
@@ -111,7 +115,9 @@ fn first_line(text: &str) -> String {
 
 fn error_description(kind: ErrorKind) -> &'static str {
     match kind {
-        ErrorKind::InvalidInput => "Invalid input: arguments that break the input schema, or a value the operation refuses.",
+        ErrorKind::InvalidInput => {
+            "Invalid input: arguments that break the input schema, or a value the operation refuses."
+        }
         ErrorKind::Forbidden => "Forbidden: not available to this caller.",
         ErrorKind::NotFound => "Not found.",
         ErrorKind::Conflict => "Conflict with the current state.",
@@ -156,11 +162,11 @@ impl Components {
 fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
     match v {
         Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get_mut("$ref") {
-                if let Some(name) = r.strip_prefix("#/$defs/") {
-                    let name = renames.get(name).cloned().unwrap_or_else(|| name.to_owned());
-                    *r = format!("#/components/schemas/{name}");
-                }
+            if let Some(Value::String(r)) = map.get_mut("$ref")
+                && let Some(name) = r.strip_prefix("#/$defs/")
+            {
+                let name = renames.get(name).cloned().unwrap_or_else(|| name.to_owned());
+                *r = format!("#/components/schemas/{name}");
             }
             map.values_mut().for_each(|v| rewrite_refs(v, renames));
         }

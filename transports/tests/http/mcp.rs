@@ -61,7 +61,12 @@ async fn sessions_are_random_required_and_deletable() {
 #[tokio::test]
 async fn a_refused_initialize_leaves_no_session() {
     let s = start(HttpOptions::default()).await;
-    let r = post(s.addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } })).await;
+    let r = post(
+        s.addr,
+        None,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
+    )
+    .await;
     assert_eq!(r.json()["error"]["code"], -32602);
     assert_eq!(r.header("mcp-session-id"), None);
     let session = initialize(s.addr).await;
@@ -85,7 +90,9 @@ async fn headers_are_checked() {
     let s = start(HttpOptions::default()).await;
     let session = initialize(s.addr).await;
     let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" }).to_string();
-    let with = |extra: (&'static str, &'static str)| vec![JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str()), extra];
+    let with = |extra: (&'static str, &'static str)| {
+        vec![JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str()), extra]
+    };
     assert_eq!(send(s.addr, "POST", "/mcp", &with(("mcp-protocol-version", "1999-01-01")), &ping).await.status, 400);
     assert_eq!(send(s.addr, "POST", "/mcp", &with(("mcp-protocol-version", "2025-06-18")), &ping).await.status, 200);
     assert_eq!(send(s.addr, "POST", "/mcp", &with(("origin", "http://evil.example.com")), &ping).await.status, 403);
@@ -128,7 +135,9 @@ async fn a_call_with_progress_streams_its_events_then_its_response() {
     let events = events(&r);
     assert_eq!(events.len(), 4, "{events:?}");
     assert_eq!(events[0].1, "", "a priming event first");
-    assert!(String::from_utf8_lossy(&r.body).starts_with("id: ") && String::from_utf8_lossy(&r.body).contains("retry: "));
+    assert!(
+        String::from_utf8_lossy(&r.body).starts_with("id: ") && String::from_utf8_lossy(&r.body).contains("retry: ")
+    );
     let progress: Vec<Value> = events[1..3].iter().map(|(_, d)| serde_json::from_str(d).unwrap()).collect();
     assert_eq!(progress[0]["params"]["progress"], 1);
     assert_eq!(progress[1]["params"]["progress"], 2);
@@ -143,12 +152,14 @@ async fn a_call_with_progress_streams_its_events_then_its_response() {
 async fn a_closed_stream_resumes_with_last_event_id() {
     let s = start(HttpOptions::default()).await;
     let session = initialize(s.addr).await;
-    let call = json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": { "name": "detach", "arguments": {} } });
+    let call =
+        json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": { "name": "detach", "arguments": {} } });
     let r = post(s.addr, Some(&session), call).await;
     let first = events(&r);
     assert_eq!(first.len(), 1, "only the priming event before the stream closed: {first:?}");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let headers = [("accept", "text/event-stream"), ("mcp-session-id", session.as_str()), ("last-event-id", first[0].0.as_str())];
+    let headers =
+        [("accept", "text/event-stream"), ("mcp-session-id", session.as_str()), ("last-event-id", first[0].0.as_str())];
     let resumed = send(s.addr, "GET", "/mcp", &headers, "").await;
     let replayed = events(&resumed);
     assert_eq!(replayed.len(), 1, "{replayed:?}");
@@ -178,7 +189,9 @@ async fn arguments_nested_too_deep_are_a_tool_error() {
     let s = start(HttpOptions::default()).await;
     let session = initialize(s.addr).await;
     let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
-    let call = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":{deep}}}}}}}"#);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":{deep}}}}}}}"#
+    );
     let headers = [JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str())];
     let r = send(s.addr, "POST", "/mcp", &headers, &call).await;
     assert_eq!(r.status, 200);

@@ -6,9 +6,15 @@ use crate::support::{send, start};
 #[tokio::test]
 async fn each_error_kind_maps_to_its_status() {
     let s = start(HttpOptions::default()).await;
-    for (kind, status) in
-        [("invalid_input", 422), ("forbidden", 403), ("not_found", 404), ("conflict", 409), ("bad_request", 400), ("too_large", 413), ("internal", 500)]
-    {
+    for (kind, status) in [
+        ("invalid_input", 422),
+        ("forbidden", 403),
+        ("not_found", 404),
+        ("conflict", 409),
+        ("bad_request", 400),
+        ("too_large", 413),
+        ("internal", 500),
+    ] {
         let r = send(s.addr, "GET", &format!("/fail/{kind}"), &[], "").await;
         assert_eq!(r.status, status, "{kind}");
         assert_eq!(r.json(), json!({ "error": format!("failed as {kind}") }));
@@ -36,7 +42,14 @@ async fn query_values_are_typed_by_the_input_schema() {
 #[tokio::test]
 async fn the_body_field_takes_the_whole_body() {
     let s = start(HttpOptions::default()).await;
-    let r = send(s.addr, "POST", "/models/m/mutations?includeTraces=true", &[("content-type", "application/json")], r#"{"$.price":10}"#).await;
+    let r = send(
+        s.addr,
+        "POST",
+        "/models/m/mutations?includeTraces=true",
+        &[("content-type", "application/json")],
+        r#"{"$.price":10}"#,
+    )
+    .await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json(), json!({ "id": "m", "mutations": { "$.price": 10 }, "includeTraces": true }));
     let r = send(s.addr, "POST", "/models/m/mutations", &[], "{broken").await;
@@ -75,6 +88,13 @@ async fn a_body_over_the_limit_is_refused() {
     let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(5000));
     let r = send(s.addr, "POST", "/things", &[], &big).await;
     assert_eq!(r.status, 413);
-    let r = send(s.addr, "POST", "/mcp", &[("content-type", "application/json"), ("accept", "application/json, text/event-stream")], &big).await;
+    let r = send(
+        s.addr,
+        "POST",
+        "/mcp",
+        &[("content-type", "application/json"), ("accept", "application/json, text/event-stream")],
+        &big,
+    )
+    .await;
     assert_eq!(r.status, 413);
 }

@@ -123,7 +123,9 @@ fn a_duplicate_in_flight_id_is_refused() {
 fn arguments_nested_too_deep_are_a_tool_error_and_other_messages_name_their_id() {
     let mut s = Server::ready(json!({}));
     let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
-    let call = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{deep},"b":1}}}}}}"#);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{deep},"b":1}}}}}}"#
+    );
     s.send_raw(format!("{call}\n").as_bytes());
     let r = s.response(3);
     assert_eq!(r["result"]["isError"], true, "{r}");

@@ -41,9 +41,9 @@ impl Bound {
     pub fn parent_value<'v>(&self, container: &'v Value) -> Option<Cow<'v, Value>> {
         match (&self.parent, container) {
             (ParentUse::Unused, _) => None,
-            (ParentUse::Fields(fields), Value::Object(m)) => {
-                Some(Cow::Owned(Value::Object(fields.iter().filter_map(|f| m.get(f).map(|v| (f.clone(), v.clone()))).collect())))
-            }
+            (ParentUse::Fields(fields), Value::Object(m)) => Some(Cow::Owned(Value::Object(
+                fields.iter().filter_map(|f| m.get(f).map(|v| (f.clone(), v.clone()))).collect(),
+            ))),
             _ => Some(Cow::Borrowed(container)),
         }
     }
@@ -133,13 +133,19 @@ fn is_model_id(id: &str) -> bool {
 pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
     let mut f = Findings::default();
     if !is_model_id(&spec.id) {
-        f.error("id", format!("{:?} is not a model id: `[namespace/]name`, each segment `[A-Za-z][A-Za-z0-9_-]*`", spec.id));
+        f.error(
+            "id",
+            format!("{:?} is not a model id: `[namespace/]name`, each segment `[A-Za-z][A-Za-z0-9_-]*`", spec.id),
+        );
     }
     if !is_semver(&spec.version) {
         if is_short_version(&spec.version) {
             f.warning("version", format!("{:?} is not MAJOR.MINOR.PATCH; it is kept as written", spec.version));
         } else {
-            f.error("version", format!("{:?} is not a version: use MAJOR.MINOR.PATCH[-pre], e.g. \"1.0.0\"", spec.version));
+            f.error(
+                "version",
+                format!("{:?} is not a version: use MAJOR.MINOR.PATCH[-pre], e.g. \"1.0.0\"", spec.version),
+            );
         }
     }
     for (at, message) in schema::problems(&spec.schema) {
@@ -147,7 +153,8 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
     }
 
     let library = compile_library(&spec, &mut f);
-    let exports: HashSet<&str> = library.as_ref().map(|l| l.exports.iter().map(String::as_str).collect()).unwrap_or_default();
+    let exports: HashSet<&str> =
+        library.as_ref().map(|l| l.exports.iter().map(String::as_str).collect()).unwrap_or_default();
     let mut cx = Cx { f: &mut f, exports };
 
     let mut seen = HashSet::new();
@@ -173,7 +180,10 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
     for (i, m) in spec.meta_derivations.iter().enumerate() {
         let at = format!("metaDerivations[{i}]");
         if !META_PROPERTIES.contains(&m.property.as_str()) {
-            cx.f.error(format!("{at}.property"), format!("{:?} is not one of {}", m.property, META_PROPERTIES.join(", ")));
+            cx.f.error(
+                format!("{at}.property"),
+                format!("{:?} is not one of {}", m.property, META_PROPERTIES.join(", ")),
+            );
         }
         let Some(path) = cx.address(&format!("{at}.path"), &m.path) else { continue };
         if !seen_meta.insert((path.clone(), m.property.clone())) {
@@ -202,7 +212,13 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
         if paths.len() > 1 {
             bound.reads = paths.clone();
         }
-        constraints.push(ConstraintNode { id: c.id.clone(), paths, bound, message: c.message.clone(), policy: c.policy });
+        constraints.push(ConstraintNode {
+            id: c.id.clone(),
+            paths,
+            bound,
+            message: c.message.clone(),
+            policy: c.policy,
+        });
     }
 
     let mut effects = Vec::new();
@@ -213,7 +229,8 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
             cx.f.error(format!("{at}.id"), format!("effect id {:?} is used twice", e.id));
         }
         let trigger = cx.bind(&format!("{at}.trigger"), &e.trigger, &Path::root(), None);
-        let dedupe_key = e.dedupe_key.as_ref().and_then(|k| cx.bind(&format!("{at}.dedupeKey"), k, &Path::root(), None));
+        let dedupe_key =
+            e.dedupe_key.as_ref().and_then(|k| cx.bind(&format!("{at}.dedupeKey"), k, &Path::root(), None));
         let status_path = e.status_path.as_ref().and_then(|p| cx.address(&format!("{at}.statusPath"), p));
         if let Some(trigger) = trigger {
             effects.push(EffectNode { spec: e.clone(), trigger, dedupe_key, status_path });
@@ -231,7 +248,8 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
     }
     check_views(spec.view_definition.as_ref(), cx.f);
 
-    let shapes: Vec<NodeShape> = derivations.iter().map(|d| NodeShape { target: &d.path, reads: &d.bound.reads }).collect();
+    let shapes: Vec<NodeShape> =
+        derivations.iter().map(|d| NodeShape { target: &d.path, reads: &d.bound.reads }).collect();
     let graph = match Graph::build(&shapes) {
         Ok(g) => g,
         Err(cycle) => {
@@ -242,16 +260,22 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
     };
     for d in derivations.iter().filter(|d| !d.lazy) {
         for lazy in derivations.iter().filter(|l| l.lazy && d.bound.reads.iter().any(|r| r.overlaps(&l.path))) {
-            f.warning(format!("derivations[{}]", d.path), format!("eager {} reads lazy {}, which is computed only when read", d.path, lazy.path));
+            f.warning(
+                format!("derivations[{}]", d.path),
+                format!("eager {} reads lazy {}, which is computed only when read", d.path, lazy.path),
+            );
         }
     }
     if f.has_errors() {
         return Err(f);
     }
-    let derivation_index = RootIndex::build(derivations.iter().map(|d| d.bound.reads.iter().chain([&d.path]).collect()));
+    let derivation_index =
+        RootIndex::build(derivations.iter().map(|d| d.bound.reads.iter().chain([&d.path]).collect()));
     let meta_index = RootIndex::build(metas.iter().map(|m| m.bound.reads.iter().collect()));
     let constraint_index = RootIndex::build(constraints.iter().map(|k| k.bound.reads.iter().collect()));
-    let effect_index = RootIndex::build(effects.iter().map(|e| e.trigger.reads.iter().chain(e.dedupe_key.iter().flat_map(|k| &k.reads)).collect()));
+    let effect_index = RootIndex::build(
+        effects.iter().map(|e| e.trigger.reads.iter().chain(e.dedupe_key.iter().flat_map(|k| &k.reads)).collect()),
+    );
     let compiled = Compiled {
         spec,
         library,
@@ -330,10 +354,12 @@ fn root_keys(paths: &[Vec<ReadSeg>]) -> Option<Vec<String>> {
 }
 
 fn segs(read: &[ReadSeg]) -> Vec<Seg> {
-    read.iter().map(|s| match s {
-        ReadSeg::Key(k) => Seg::Key(k.clone()),
-        ReadSeg::Any => Seg::Any,
-    }).collect()
+    read.iter()
+        .map(|s| match s {
+            ReadSeg::Key(k) => Seg::Key(k.clone()),
+            ReadSeg::Any => Seg::Any,
+        })
+        .collect()
 }
 
 /// View ids are unique and `defaultView` names one of them.
@@ -346,7 +372,9 @@ fn check_views(view: Option<&Value>, f: &mut Findings) {
     let mut ids = HashSet::new();
     for (i, v) in views.iter().enumerate() {
         match v.get("id").and_then(Value::as_str) {
-            Some(id) if !ids.insert(id) => f.error(format!("viewDefinition.views[{i}].id"), format!("view id {id:?} is used twice")),
+            Some(id) if !ids.insert(id) => {
+                f.error(format!("viewDefinition.views[{i}].id"), format!("view id {id:?} is used twice"))
+            }
             Some(_) => {}
             None => f.error(format!("viewDefinition.views[{i}].id"), "every view needs a string `id`"),
         }

@@ -27,7 +27,12 @@ pub enum CycleError {
 const BUSY_STATUSES: &[&str] = &["pending", "in-flight", "in_flight", "running"];
 
 /// Runs one cycle. `creation`: every container is new and every node is dirty.
-pub fn run(c: &Compiled, state: &mut State, writes: &[(Path, Value)], creation: bool) -> Result<CycleOutcome, CycleError> {
+pub fn run(
+    c: &Compiled,
+    state: &mut State,
+    writes: &[(Path, Value)],
+    creation: bool,
+) -> Result<CycleOutcome, CycleError> {
     check_writes(c, state, writes)?;
     let env = Env::new(&c.spec.constants, c.library.as_ref()).map_err(|e| CycleError::Library(e.0))?;
     let mut run = Cycle { state, env: &env, out: CycleOutcome::default(), changed: Vec::new(), creation };
@@ -69,7 +74,8 @@ pub fn run(c: &Compiled, state: &mut State, writes: &[(Path, Value)], creation: 
             run.constraint(k);
         }
     }
-    let rollbacks: Vec<ConstraintFailure> = run.out.flagged.iter().filter(|f| f.policy == Policy::Rollback).cloned().collect();
+    let rollbacks: Vec<ConstraintFailure> =
+        run.out.flagged.iter().filter(|f| f.policy == Policy::Rollback).cloned().collect();
     if !rollbacks.is_empty() {
         return Err(CycleError::Constraint(rollbacks));
     }
@@ -94,7 +100,8 @@ fn check_writes(c: &Compiled, state: &State, writes: &[(Path, Value)]) -> Result
             violations.push(violation(path, "path", format!("{path} has a wildcard; write each element's address")));
             continue;
         }
-        let mut derived_here = c.derivation_index.candidates(std::slice::from_ref(path)).into_iter().map(|i| &c.derivations[i]);
+        let mut derived_here =
+            c.derivation_index.candidates(std::slice::from_ref(path)).into_iter().map(|i| &c.derivations[i]);
         if let Some(d) = derived_here.find(|d| d.path.overlaps(path) && path.segs().len() >= d.path.segs().len()) {
             let why = format!("{path} is derived by `{}` and cannot be written", d.bound.expr.source());
             violations.push(violation(path, "readOnly", why));
@@ -231,7 +238,8 @@ impl Cycle<'_> {
 
     /// Step 6: a meta value, beside the document.
     fn meta(&mut self, m: &MetaNode) {
-        let targets: Vec<Path> = if m.path.has_wildcard() { m.path.expand(&self.state.doc) } else { vec![m.path.clone()] };
+        let targets: Vec<Path> =
+            if m.path.has_wildcard() { m.path.expand(&self.state.doc) } else { vec![m.path.clone()] };
         for target in targets {
             let result = self.eval(&m.bound, None, &parent_of(&target));
             self.trace(&target, &m.bound, &result, None);
@@ -249,7 +257,12 @@ impl Cycle<'_> {
         let sites: Vec<Option<Path>> = if k.paths.is_empty() {
             vec![None]
         } else {
-            k.paths.iter().flat_map(|p| p.expand(&self.state.doc)).filter(|p| p.get(&self.state.doc).is_some()).map(Some).collect()
+            k.paths
+                .iter()
+                .flat_map(|p| p.expand(&self.state.doc))
+                .filter(|p| p.get(&self.state.doc).is_some())
+                .map(Some)
+                .collect()
         };
         for site in sites {
             let parent = site.as_ref().map(parent_of).unwrap_or_default();
@@ -257,7 +270,11 @@ impl Cycle<'_> {
             let passed = matches!(&result, Ok(v) if is_truthy(v.as_ref()));
             self.trace(&site.unwrap_or_default(), &k.bound, &result, Some(passed));
             if !passed {
-                self.out.flagged.push(ConstraintFailure { constraint_id: k.id.clone(), message: k.message.clone(), policy: k.policy });
+                self.out.flagged.push(ConstraintFailure {
+                    constraint_id: k.id.clone(),
+                    message: k.message.clone(),
+                    policy: k.policy,
+                });
                 return;
             }
         }
@@ -274,7 +291,12 @@ impl Cycle<'_> {
         let triggered = matches!(self.eval(&e.trigger, None, &Path::root()), Ok(v) if is_truthy(v.as_ref()));
         let key = e.dedupe_key.as_ref().and_then(|k| self.eval(k, None, &Path::root()).ok().flatten());
         let memory = self.state.effects.get(&e.spec.id).cloned().unwrap_or_default();
-        let busy = e.status_path.as_ref().and_then(|p| p.get(&self.state.doc)).and_then(Value::as_str).is_some_and(|s| BUSY_STATUSES.contains(&s));
+        let busy = e
+            .status_path
+            .as_ref()
+            .and_then(|p| p.get(&self.state.doc))
+            .and_then(Value::as_str)
+            .is_some_and(|s| BUSY_STATUSES.contains(&s));
         // Without a dedupe key an effect fires when its trigger turns truthy; with one, also
         // when the key's value changes while the trigger holds.
         let repeat = memory.triggered && (e.dedupe_key.is_none() || memory.last_key == key);

@@ -93,7 +93,13 @@ impl Model {
         let outcome = cycle::run(&compiled, &mut state, &[], true).map_err(ModelFailure::Cycle)?;
         // No state before creation is ever rebuilt, so creation keeps no journal.
         state.take_journal();
-        let mut model = Model { compiled, state, history: Ring::new(HISTORY_CAPACITY), traces: Ring::new(TRACE_CAPACITY), next_sequence: 0 };
+        let mut model = Model {
+            compiled,
+            state,
+            history: Ring::new(HISTORY_CAPACITY),
+            traces: Ring::new(TRACE_CAPACITY),
+            next_sequence: 0,
+        };
         model.commit("create", Map::new(), &outcome, Journal::default());
         Ok(model)
     }
@@ -161,7 +167,8 @@ impl Model {
 
     /// `merged`, the lazy derivations computed on it.
     fn with_lazy(&self, mut out: Value) -> Value {
-        let lazy: Vec<usize> = self.compiled.graph.order().iter().copied().filter(|&i| self.compiled.derivations[i].lazy).collect();
+        let lazy: Vec<usize> =
+            self.compiled.graph.order().iter().copied().filter(|&i| self.compiled.derivations[i].lazy).collect();
         if lazy.is_empty() {
             return out;
         }
@@ -171,7 +178,8 @@ impl Model {
             let targets = if d.path.has_wildcard() { d.path.expand(&out) } else { vec![d.path.clone()] };
             for target in targets {
                 let parent = Path(target.segs()[..target.segs().len() - 1].to_vec());
-                let parent_value = d.bound.parent_value(parent.get(&out).unwrap_or(&Value::Null)).map(|v| v.into_owned());
+                let parent_value =
+                    d.bound.parent_value(parent.get(&out).unwrap_or(&Value::Null)).map(|v| v.into_owned());
                 let bindings: Vec<(&str, &Value)> = parent_value.iter().map(|v| ("parent", v)).collect();
                 let value = env
                     .eval_fields(&d.bound.expr, &out, d.bound.projection.as_deref(), &bindings)
@@ -207,7 +215,8 @@ impl ModelFailure {
     pub fn describe(&self) -> String {
         match self {
             ModelFailure::InvalidSpec(f) => {
-                let first: Vec<String> = f.errors.iter().take(3).map(|e| format!("{}: {}", e.location, e.message)).collect();
+                let first: Vec<String> =
+                    f.errors.iter().take(3).map(|e| format!("{}: {}", e.location, e.message)).collect();
                 format!("invalid spec ({})", first.join("; "))
             }
             ModelFailure::Cycle(CycleError::Schema(v)) => {
@@ -218,7 +227,9 @@ impl ModelFailure {
                 let all: Vec<String> = v.iter().map(|v| format!("{}: {}", v.constraint_id, v.message)).collect();
                 format!("constraint violation: {}", all.join("; "))
             }
-            ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m)) | ModelFailure::BadPath(m) => m.clone(),
+            ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m)) | ModelFailure::BadPath(m) => {
+                m.clone()
+            }
         }
     }
 }

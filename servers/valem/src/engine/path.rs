@@ -154,7 +154,12 @@ impl Path {
                     slot
                 }
                 (Seg::Any, _) => return Err(PathError(format!("{self} has a wildcard and names no single field"))),
-                _ => return Err(PathError(format!("cannot write {self}: {} is not a container", Path(self.0[..n].to_vec())))),
+                _ => {
+                    return Err(PathError(format!(
+                        "cannot write {self}: {} is not a container",
+                        Path(self.0[..n].to_vec())
+                    )));
+                }
             };
         }
         *cur = value;

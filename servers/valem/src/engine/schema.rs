@@ -21,7 +21,10 @@ pub fn problems(schema: &Value) -> Vec<(String, String)> {
     each_ref(schema, "schema", &mut |at, target| match target.strip_prefix('#') {
         Some(pointer) if schema.pointer(pointer).is_some() => {}
         Some(_) => out.push((at.to_owned(), format!("$ref {target:?} resolves to nothing in this schema"))),
-        None => out.push((at.to_owned(), format!("$ref {target:?} is not local; only \"#/$defs/Name\" references are resolved"))),
+        None => out.push((
+            at.to_owned(),
+            format!("$ref {target:?} is not local; only \"#/$defs/Name\" references are resolved"),
+        )),
     });
     if out.is_empty()
         && let Err(e) = jsonschema::draft202012::new(schema)
@@ -73,9 +76,10 @@ pub fn fragment<'s>(root: &'s Value, path: &Path) -> Option<&'s Value> {
     let mut node = resolve(root, root);
     for seg in path.segs() {
         node = match seg {
-            Seg::Key(k) => node.get("properties").and_then(|p| p.get(k)).or_else(|| {
-                node.get("additionalProperties").filter(|a| a.is_object())
-            })?,
+            Seg::Key(k) => node
+                .get("properties")
+                .and_then(|p| p.get(k))
+                .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))?,
             Seg::Index(i) => node
                 .get("prefixItems")
                 .and_then(|p| p.get(*i))
@@ -147,7 +151,11 @@ pub fn check_write(root: &Value, path: &Path, value: &Value, meta: Option<&Map<S
     let validator = match jsonschema::draft202012::new(&schema) {
         Ok(v) => v,
         Err(e) => {
-            return vec![Violation { path: at, keyword: "schema".into(), message: format!("the effective schema is invalid: {e}") }];
+            return vec![Violation {
+                path: at,
+                keyword: "schema".into(),
+                message: format!("the effective schema is invalid: {e}"),
+            }];
         }
     };
     validator
@@ -177,7 +185,9 @@ fn pointer_as_path(pointer: &str) -> String {
         .split('/')
         .skip(1)
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .map(|s| if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() { format!("[{s}]") } else { format!(".{s}") })
+        .map(
+            |s| if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() { format!("[{s}]") } else { format!(".{s}") },
+        )
         .collect()
 }
 

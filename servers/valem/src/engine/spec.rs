@@ -49,8 +49,18 @@ pub struct Derivation {
 }
 
 /// The schema keywords a meta derivation may compute.
-pub const META_PROPERTIES: &[&str] =
-    &["required", "minimum", "maximum", "minLength", "maxLength", "pattern", "enum", "readOnly", "relevant", "multipleOf"];
+pub const META_PROPERTIES: &[&str] = &[
+    "required",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "enum",
+    "readOnly",
+    "relevant",
+    "multipleOf",
+];
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct MetaDerivation {
@@ -166,7 +176,9 @@ impl ModelSpec {
             match obj.get(key) {
                 None | Some(Value::Null) => {}
                 Some(Value::Array(a)) if a.is_empty() && key == "actions" => {}
-                Some(_) => f.error(key, format!("`{key}` is not supported; use derivations, defaultValues and effects")),
+                Some(_) => {
+                    f.error(key, format!("`{key}` is not supported; use derivations, defaultValues and effects"))
+                }
             }
         }
         let library = library(obj.get("library"), &mut f);

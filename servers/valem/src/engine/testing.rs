@@ -53,7 +53,12 @@ fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase) -> CaseResu
 }
 
 fn whole_case_failure(what: &str, e: &ModelFailure) -> CaseFailure {
-    CaseFailure { path: "$".into(), expected: Value::Null, actual: Value::Null, message: format!("{what}: {}", e.describe()) }
+    CaseFailure {
+        path: "$".into(),
+        expected: Value::Null,
+        actual: Value::Null,
+        message: format!("{what}: {}", e.describe()),
+    }
 }
 
 fn compare(model: &Model, expect: &Map<String, Value>) -> Vec<CaseFailure> {
@@ -63,7 +68,12 @@ fn compare(model: &Model, expect: &Map<String, Value>) -> Vec<CaseFailure> {
         let path = match Path::parse(address) {
             Ok(p) => p,
             Err(e) => {
-                failures.push(CaseFailure { path: address.clone(), expected: expected.clone(), actual: Value::Null, message: e.0 });
+                failures.push(CaseFailure {
+                    path: address.clone(),
+                    expected: expected.clone(),
+                    actual: Value::Null,
+                    message: e.0,
+                });
                 continue;
             }
         };
@@ -100,10 +110,10 @@ pub fn matches(expected: &Value, actual: Option<&Value>) -> bool {
         (Value::Null, None | Some(Value::Null)) => true,
         (_, None) => false,
         (Value::Number(a), Some(Value::Number(b))) => a.as_f64() == b.as_f64(),
-        (Value::Array(a), Some(Value::Array(b))) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| matches(x, Some(y))),
-        (Value::Object(a), Some(Value::Object(b))) => {
-            a.len() == b.len() && a.iter().all(|(k, x)| matches(x, b.get(k)))
+        (Value::Array(a), Some(Value::Array(b))) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| matches(x, Some(y)))
         }
+        (Value::Object(a), Some(Value::Object(b))) => a.len() == b.len() && a.iter().all(|(k, x)| matches(x, b.get(k))),
         (a, Some(b)) => a == b,
     }
 }

@@ -32,7 +32,9 @@ impl ModelError {
                 "message": format!("there is no model {id:?}; list_models gives the ids there are"),
             }),
             ModelError::Missing(m) => json!({ "error": "Not found", "message": m }),
-            ModelError::InvalidSpec(f) => json!({ "error": "Invalid spec", "errors": f.errors, "warnings": f.warnings }),
+            ModelError::InvalidSpec(f) => {
+                json!({ "error": "Invalid spec", "errors": f.errors, "warnings": f.warnings })
+            }
             ModelError::Schema(v) => json!({ "error": "Schema violation", "violations": v }),
             ModelError::Constraint(v) => json!({ "error": "Constraint violation", "violations": v }),
             ModelError::TooLarge(m) => json!({ "error": "Value too large", "message": m }),

@@ -69,7 +69,9 @@ fn failed(kind: &str, message: impl Into<String>) -> EvalAnswer {
 #[operation(title = "Evaluate expression", read_only, idempotent, rest = "POST /authoring/eval")]
 pub async fn eval_expression(args: EvalArgs) -> Result<EvalAnswer, ModelError> {
     let input = match (args.input, args.data) {
-        (Some(_), Some(_)) => return Err(ModelError::Invalid("give the input as `input` or as `data`, not both".into())),
+        (Some(_), Some(_)) => {
+            return Err(ModelError::Invalid("give the input as `input` or as `data`, not both".into()));
+        }
         (input, data) => input.or(data),
     };
     let expr = match Expr::compile(&args.expr) {
@@ -91,10 +93,13 @@ pub async fn eval_expression(args: EvalArgs) -> Result<EvalAnswer, ModelError> {
         Ok(env) => env,
         Err(e) => return Ok(failed("library", e.0)),
     };
-    let named: Vec<(String, &Value)> = bindings.iter().map(|(k, v)| (k.trim_start_matches('$').to_owned(), v)).collect();
+    let named: Vec<(String, &Value)> =
+        bindings.iter().map(|(k, v)| (k.trim_start_matches('$').to_owned(), v)).collect();
     let named: Vec<(&str, &Value)> = named.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     Ok(match env.eval_optional(&expr, input.as_ref(), &named) {
-        Ok(Some(result)) => EvalAnswer { ok: true, undefined: Some(false), result: Some(result), ..EvalAnswer::default() },
+        Ok(Some(result)) => {
+            EvalAnswer { ok: true, undefined: Some(false), result: Some(result), ..EvalAnswer::default() }
+        }
         Ok(None) => EvalAnswer { ok: true, undefined: Some(true), result: Some(Value::Null), ..EvalAnswer::default() },
         Err(e) => failed("evaluation", e.0),
     })

@@ -48,7 +48,9 @@ pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, Mod
     };
     let doc = cx.with(&args.id, |m| match at {
         None => Ok(m.merged()),
-        Some(at) => m.merged_at(at).ok_or_else(|| ModelError::Missing(format!("no state of {:?} is recorded at or before {at}", args.id))),
+        Some(at) => m
+            .merged_at(at)
+            .ok_or_else(|| ModelError::Missing(format!("no state of {:?} is recorded at or before {at}", args.id))),
     })?;
     let doc = if args.paths.is_some() { projection::select(&doc, &paths) } else { doc };
     Ok(match args.depth {

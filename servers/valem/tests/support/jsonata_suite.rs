@@ -57,7 +57,9 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
                 }
             };
             let listed = match raw {
-                Value::Array(items) => items.into_iter().enumerate().map(|(i, c)| (format!("{stem}[{i}]"), c)).collect(),
+                Value::Array(items) => {
+                    items.into_iter().enumerate().map(|(i, c)| (format!("{stem}[{i}]"), c)).collect()
+                }
                 one => vec![(stem, one)],
             };
             for (name, raw) in listed {
@@ -71,7 +73,15 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
 
 impl Case {
     fn unreadable(group: &str, name: &str, why: String) -> Case {
-        Case { group: group.to_owned(), name: name.to_owned(), expr: String::new(), input: None, bindings: Map::new(), expect: Expect::Unreadable(why), timelimit: None }
+        Case {
+            group: group.to_owned(),
+            name: name.to_owned(),
+            expr: String::new(),
+            input: None,
+            bindings: Map::new(),
+            expect: Expect::Unreadable(why),
+            timelimit: None,
+        }
     }
 }
 
@@ -154,7 +164,9 @@ fn same(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::Number(e), Value::Number(a)) => e.as_f64().map(js_number) == Some(printed(a)),
         (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(e, a)| same(e, a)),
-        (Value::Object(e), Value::Object(a)) => e.len() == a.len() && e.iter().all(|(k, e)| a.get(k).is_some_and(|a| same(e, a))),
+        (Value::Object(e), Value::Object(a)) => {
+            e.len() == a.len() && e.iter().all(|(k, e)| a.get(k).is_some_and(|a| same(e, a)))
+        }
         (e, a) => e == a,
     }
 }
@@ -248,8 +260,16 @@ impl Tally {
 mod tests {
     #[test]
     fn numbers_print_as_javascript_prints_them() {
-        let cases = [(30.0, "30"), (4.5, "4.5"), (1e21, "1e+21"), (1e20, "100000000000000000000"), (1e-7, "1e-7"),
-                     (0.000001, "0.000001"), (-1.5e300, "-1.5e+300"), (0.1 + 0.2, "0.30000000000000004")];
+        let cases = [
+            (30.0, "30"),
+            (4.5, "4.5"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1e-7, "1e-7"),
+            (0.000001, "0.000001"),
+            (-1.5e300, "-1.5e+300"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ];
         for (f, text) in cases {
             assert_eq!(super::js_number(f), text);
         }

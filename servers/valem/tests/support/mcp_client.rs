@@ -27,7 +27,12 @@ fn broken(why: impl Into<String>) -> io::Error {
 impl Client {
     /// Starts `binary mcp` and completes the handshake.
     pub fn start(binary: &Path) -> io::Result<Client> {
-        let mut child = Command::new(binary).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()?;
+        let mut child = Command::new(binary)
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(broken("the child has no stdin or stdout"));
         };
@@ -71,7 +76,9 @@ impl Client {
         let result = &response["result"];
         let body = match result.get("structuredContent") {
             Some(v) => v.clone(),
-            None => serde_json::from_str(result["content"][0]["text"].as_str().unwrap_or("null")).unwrap_or(Value::Null),
+            None => {
+                serde_json::from_str(result["content"][0]["text"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
+            }
         };
         Ok(ToolAnswer { is_error: result["isError"] == json!(true), body })
     }

@@ -10,8 +10,8 @@ use hyper::body::Incoming;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
-use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 use tooltable::SUPPORTED_VERSIONS;
+use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
 use super::HttpContext;
 use super::body::{self, HttpResponse};
@@ -62,12 +62,17 @@ fn rpc_error(status: StatusCode, id: Option<&jsonrpc::RequestId>, error: &RpcErr
 }
 
 /// The session named by the request's header: 400 when missing, 404 when unknown or expired.
-fn session<S: Send + Sync + 'static>(cx: &HttpContext<S>, headers: &HeaderMap) -> Result<Arc<HttpSession<S>>, HttpResponse> {
+fn session<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    headers: &HeaderMap,
+) -> Result<Arc<HttpSession<S>>, HttpResponse> {
     let Some(id) = headers.get(SESSION_HEADER) else {
         return Err(body::error(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; initialize first"));
     };
     let id = id.to_str().unwrap_or("");
-    cx.sessions.get(id).ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
+    cx.sessions
+        .get(id)
+        .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
 }
 
 async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
@@ -149,7 +154,11 @@ async fn exchange<S: Send + Sync + 'static>(
 
 /// A message that did not decode is a 400 with its JSON-RPC error, except a tool call whose
 /// arguments nest too deep, which its session answers as a tool failure.
-async fn undecodable<S: Send + Sync + 'static>(cx: &HttpContext<S>, headers: &HeaderMap, e: jsonrpc::DecodeError) -> HttpResponse {
+async fn undecodable<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    headers: &HeaderMap,
+    e: jsonrpc::DecodeError,
+) -> HttpResponse {
     let (Some(id), true, Ok(http)) = (e.id.clone(), e.too_deep_arguments, session(cx, headers)) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };

@@ -61,7 +61,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
                 }
             }
         });
-        let http = Arc::new(HttpSession { id: id.clone(), session, streams, last_seen: Mutex::new(Instant::now()), router });
+        let http =
+            Arc::new(HttpSession { id: id.clone(), session, streams, last_seen: Mutex::new(Instant::now()), router });
         lock(&self.sessions).insert(id, Arc::clone(&http));
         Ok(http)
     }

@@ -177,10 +177,10 @@ impl Streams {
             log.done = true;
         }
         self.finished.push_back(stream);
-        if self.finished.len() > LOG_STREAMS {
-            if let Some(old) = self.finished.pop_front() {
-                self.logs.remove(&old);
-            }
+        if self.finished.len() > LOG_STREAMS
+            && let Some(old) = self.finished.pop_front()
+        {
+            self.logs.remove(&old);
         }
     }
 

@@ -110,8 +110,9 @@ impl Library {
             if expr.is_nondeterministic() {
                 return Err(CompileError(format!("layer {n}: library code may not call $now, $millis or $random")));
             }
-            let (ast, names) = functions::export_object(expr.ast)
-                .ok_or_else(|| CompileError(format!("layer {n}: a library must end with an array of exported names, e.g. [\"money\"]")))?;
+            let (ast, names) = functions::export_object(expr.ast).ok_or_else(|| {
+                CompileError(format!("layer {n}: a library must end with an array of exported names, e.g. [\"money\"]"))
+            })?;
             exports.extend(names);
             compiled.push(ast);
         }
@@ -131,7 +132,9 @@ impl Env {
         if let Some(library) = library {
             for layer in &library.layers {
                 let mut evaluator = evaluator(&globals);
-                let exported = evaluator.evaluate(layer, &JValue::Null).map_err(|e| EvalError(format!("library: {}", e.message())))?;
+                let exported = evaluator
+                    .evaluate(layer, &JValue::Null)
+                    .map_err(|e| EvalError(format!("library: {}", e.message())))?;
                 if let JValue::Object(map) = exported {
                     globals.extend(map.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
@@ -164,7 +167,12 @@ impl Env {
 
     /// As [`Env::eval`]; `None` evaluates on no input at all (JSONata's undefined), where `$`
     /// is undefined rather than null.
-    pub fn eval_optional(&self, expr: &Expr, input: Option<&Value>, bindings: &[(&str, &Value)]) -> Result<Option<Value>, EvalError> {
+    pub fn eval_optional(
+        &self,
+        expr: &Expr,
+        input: Option<&Value>,
+        bindings: &[(&str, &Value)],
+    ) -> Result<Option<Value>, EvalError> {
         self.run(expr, &input.map_or(JValue::Undefined, convert::to_jvalue), bindings)
     }
 
@@ -191,7 +199,11 @@ fn evaluator(globals: &[(String, JValue)]) -> Evaluator {
 }
 
 fn options() -> EvaluatorOptions {
-    EvaluatorOptions { timeout_ms: Some(TIMEOUT_MS), max_stack_depth: Some(MAX_STACK_DEPTH), ..EvaluatorOptions::default() }
+    EvaluatorOptions {
+        timeout_ms: Some(TIMEOUT_MS),
+        max_stack_depth: Some(MAX_STACK_DEPTH),
+        ..EvaluatorOptions::default()
+    }
 }
 
 /// The deepest bracket nesting in the text, a cheap bound on the parser's recursion.

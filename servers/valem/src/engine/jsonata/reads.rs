@@ -149,7 +149,13 @@ mod tests {
             let mut v: Vec<String> = ps
                 .iter()
                 .map(|p| {
-                    p.iter().map(|s| match s { ReadSeg::Key(k) => k.clone(), ReadSeg::Any => "*".into() }).collect::<Vec<_>>().join(".")
+                    p.iter()
+                        .map(|s| match s {
+                            ReadSeg::Key(k) => k.clone(),
+                            ReadSeg::Any => "*".into(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(".")
                 })
                 .collect();
             v.sort();

@@ -1,17 +1,10 @@
 //! The authoring tools: findings with locations, errors apart from warnings.
 
 use serde_json::{Value, json};
-use tooltable::{Cx, Output, Server};
-use valem::tools::registry::Models;
 
-fn call(server: &Server<Models>, tool: &str, args: Value) -> Result<Value, Value> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    match runtime.block_on(server.call_tool(Cx::detached(server), tool, Some(args))).unwrap() {
-        Ok(Output::Json(v)) => Ok(v),
-        Ok(Output::Content(_)) => panic!("valem tools answer JSON"),
-        Err(failure) => Err(failure.body),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::call;
 
 fn locations(findings: &Value) -> Vec<String> {
     findings.as_array().unwrap().iter().map(|f| f["location"].as_str().unwrap().to_owned()).collect()

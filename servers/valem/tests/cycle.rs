@@ -1,18 +1,11 @@
 //! What one mutate cycle does beyond derivations: meta values, flag constraints, effects
 //! emitted once per key, history and traces.
 
-use serde_json::{Value, json};
-use tooltable::{Cx, Output, Server};
-use valem::tools::registry::Models;
+use serde_json::json;
 
-fn call(server: &Server<Models>, tool: &str, args: Value) -> Result<Value, Value> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    match runtime.block_on(server.call_tool(Cx::detached(server), tool, Some(args))).unwrap() {
-        Ok(Output::Json(v)) => Ok(v),
-        Ok(Output::Content(_)) => panic!("valem tools answer JSON"),
-        Err(failure) => Err(failure.body),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::call;
 
 #[test]
 fn meta_flags_effects_history_and_traces() {

@@ -5,22 +5,15 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use tooltable::{Cx, Output, Server};
 use valem::engine::testing::matches;
-use valem::tools::registry::Models;
 
 fn examples_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/valem/examples"))
 }
 
-fn call(server: &Server<Models>, tool: &str, args: Value) -> Result<Value, Value> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    match runtime.block_on(server.call_tool(Cx::detached(server), tool, Some(args))).unwrap() {
-        Ok(Output::Json(v)) => Ok(v),
-        Ok(Output::Content(_)) => panic!("valem tools answer JSON"),
-        Err(failure) => Err(failure.body),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::call;
 
 fn examples() -> Option<Vec<(String, Value)>> {
     let entries = std::fs::read_dir(examples_dir()).ok()?;

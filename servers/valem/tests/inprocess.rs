@@ -2,16 +2,10 @@
 //! nested 10,000 deep is refused with a clear tool error.
 
 use serde_json::{Value, json};
-use tooltable::{Cx, Output};
 
-fn call(server: &tooltable::Server<valem::tools::registry::Models>, tool: &str, args: Value) -> Result<Value, Value> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    match runtime.block_on(server.call_tool(Cx::detached(server), tool, Some(args))).unwrap() {
-        Ok(Output::Json(v)) => Ok(v),
-        Ok(Output::Content(_)) => panic!("valem tools answer JSON"),
-        Err(failure) => Err(failure.body),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::call;
 
 fn nested(depth: usize) -> Value {
     // Moved into a map by hand: `json!` would copy the value at every level.

@@ -226,7 +226,7 @@ impl<S> Server<S> {
     }
 }
 
-fn resource_not_found(uri: &str) -> RpcError {
+pub(crate) fn resource_not_found(uri: &str) -> RpcError {
     RpcError::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
         .with_data(serde_json::json!({ "uri": uri }))
 }

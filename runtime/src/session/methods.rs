@@ -81,9 +81,6 @@ fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: Reque
         Ok(name) => name.to_owned(),
         Err(e) => return session.reply(id, Err(e)),
     };
-    if session.server.0.table.get(&name).is_none() {
-        return session.reply(id, Err(RpcError::invalid_params(format!("Unknown tool: {name}"))));
-    }
     // Taken, not cloned: the arguments can be large and are read only by the call.
     let args = params.as_mut().and_then(Value::as_object_mut).and_then(|p| p.remove("arguments"));
     let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
@@ -123,7 +120,7 @@ fn subscription<S: Send + Sync + 'static>(
     let mut state = lock(&session.state);
     if method == "resources/subscribe" {
         if session.server.find_resource(uri).is_none() {
-            return Err(RpcError::new(crate::jsonrpc::code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}")));
+            return Err(crate::server::resource_not_found(uri));
         }
         state.subscriptions.insert(uri.to_owned());
     } else {

@@ -70,6 +70,16 @@ struct InFlight<S> {
     scope: Arc<CallScope<S>>,
 }
 
+impl<S> InFlight<S> {
+    /// Marks the call cancelled for code that checks, and drops it at its next await.
+    fn stop(self) {
+        self.scope.cancelled.store(true, Ordering::Release);
+        if let Some(abort) = self.abort {
+            abort.abort();
+        }
+    }
+}
+
 /// The session behind a handle; shared with the calls it runs.
 pub(crate) struct SessionCore<S> {
     key: u64,
@@ -171,7 +181,7 @@ impl<S: Send + Sync + 'static> Session<S> {
 
     /// Whether `initialize` has been answered.
     pub fn is_initialized(&self) -> bool {
-        lock(&self.0.state).phase == Phase::Initialized
+        self.0.is_initialized()
     }
 
     /// Answers a message the transport refused before decoding (an over-long line, say), with a
@@ -355,10 +365,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(id) {
             self.send(String::new(), Route::Cancelled(id.clone()));
-            call.scope.cancelled.store(true, Ordering::Release);
-            if let Some(abort) = call.abort {
-                abort.abort();
-            }
+            call.stop();
         }
         if in_flight.is_empty() {
             self.idle.notify_waiters();
@@ -367,10 +374,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     fn close(&self) {
         for (_, call) in lock(&self.in_flight).drain() {
-            call.scope.cancelled.store(true, Ordering::Release);
-            if let Some(abort) = call.abort {
-                abort.abort();
-            }
+            call.stop();
         }
         lock(&self.pending).clear();
     }

@@ -59,8 +59,8 @@ pub struct HttpContext<S: Send + Sync + 'static> {
     pub options: HttpOptions,
     pub sessions: Registry<S>,
     pub routes: Routes,
-    /// `/openapi.json`, generated once.
-    pub openapi: String,
+    /// `/openapi.json`, generated once; each answer shares these bytes.
+    pub openapi: hyper::body::Bytes,
 }
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish within the grace period.
@@ -73,7 +73,7 @@ pub async fn serve<S: Send + Sync + 'static>(
     let sessions = Registry::new(options.session_idle, options.sse_retry_ms);
     let descriptors = server.table().descriptors();
     let routes = Routes::new(&descriptors);
-    let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string();
+    let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string().into();
     let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi });
     let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();

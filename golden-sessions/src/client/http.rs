@@ -88,11 +88,6 @@ impl HttpClient {
         format!("http://{}", self.endpoint.authority)
     }
 
-    /// The session id the server issued, once it has.
-    pub fn session_id(&self) -> Option<&str> {
-        self.endpoint.session.as_deref()
-    }
-
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let response = self.endpoint.request(Method::POST, Some(msg.to_string()), None).await?;

@@ -39,6 +39,6 @@ pub use outcome::{Error, ErrorKind, Failure, IntoOutcome, Outcome, Output, ToolE
 pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
 pub use resources::{Resource, ResourceRequest, ResourceTemplate, match_template};
 pub use server::{Config, Server, ServerBuilder, ServerInfo};
-pub use session::{LATEST_VERSION, Outgoing, Route, SUPPORTED_VERSIONS, Session};
+pub use session::{LATEST_VERSION, Outbox, Outgoing, Route, SUPPORTED_VERSIONS, Session};
 pub use table::{DynamicTool, Entry, Table, TableError};
 pub use tooltable_macros::operation;

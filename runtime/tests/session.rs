@@ -49,7 +49,8 @@ struct Peer {
 
 impl Peer {
     fn new(capabilities: Value) -> Self {
-        let (session, out) = Session::new(&server());
+        let (outbox, out) = tokio::sync::mpsc::unbounded_channel();
+        let session = Session::new(&server(), outbox);
         let mut peer = Peer { session, out };
         peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": capabilities } }));
         peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);

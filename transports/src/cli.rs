@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
+use tokio::runtime::Builder;
 use tooltable::{Cx, Output, Server};
 
 use crate::http::guard::AccessPolicy;
@@ -121,35 +122,25 @@ where
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    // stdio is one session: one thread spares it every cross-thread wake-up. HTTP serves many.
-    let mut runtime = match cli.command {
-        Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
-        _ => tokio::runtime::Builder::new_current_thread(),
-    };
-    let runtime = match runtime.enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    runtime.block_on(run(server, cli.command))
-}
-
-async fn run<S: Send + Sync + 'static>(server: Server<S>, command: Command) -> ExitCode {
-    match command {
-        Command::Mcp { max_line_bytes } => {
+    match cli.command {
+        // stdin is read on this thread, the one the client started, and most calls are answered
+        // there; the runtime's one worker runs the calls that wait.
+        Command::Mcp { max_line_bytes } => with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
             let options = StdioOptions { max_line_bytes, ..StdioOptions::default() };
-            match serve_stdio(&server, &options).await {
+            match serve_stdio(&server, &options, rt.handle()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: stdio: {e}");
                     ExitCode::FAILURE
                 }
             }
+        }),
+        Command::Serve(args) => {
+            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, args.options())))
         }
-        Command::Call { tool, arguments } => call(&server, &tool, &arguments).await,
-        Command::Serve(args) => serve_http(server, args.options()).await,
+        Command::Call { tool, arguments } => {
+            with_runtime(&mut Builder::new_current_thread(), |rt| rt.block_on(call(&server, &tool, &arguments)))
+        }
         Command::Openapi => {
             let descriptors = server.table().descriptors();
             print_json(&crate::rest::openapi::document(server.info(), server.instructions(), &descriptors));
@@ -159,6 +150,16 @@ async fn run<S: Send + Sync + 'static>(server: Server<S>, command: Command) -> E
             let tools: Vec<Value> = server.table().descriptors().iter().map(|d| d.to_mcp()).collect();
             print_json(&Value::Array(tools));
             ExitCode::SUCCESS
+        }
+    }
+}
+
+fn with_runtime(builder: &mut Builder, run: impl FnOnce(&tokio::runtime::Runtime) -> ExitCode) -> ExitCode {
+    match builder.enable_all().build() {
+        Ok(runtime) => run(&runtime),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -1,5 +1,5 @@
 //! One MCP session, independent of the transport: messages go in through [`Session::handle`] and
-//! come out, in order, on the channel [`Session::new`] returns.
+//! come out, in order, through the [`Outbox`] the transport gives [`Session::new`].
 
 mod catch_unwind;
 mod lifecycle;
@@ -48,6 +48,22 @@ pub struct Outgoing {
     pub route: Route,
 }
 
+/// Where a session's outgoing messages go. `send` is called in the order the messages are made,
+/// from whichever thread makes them (the one that handed the session a request, or a runtime
+/// worker running a call), so a transport can write a quick answer straight away without a hop
+/// through a channel. It must not block for long: it runs inside calls.
+pub trait Outbox: Send + Sync + 'static {
+    fn send(&self, message: Outgoing);
+}
+
+/// A channel as an outbox, for a transport (or a test) that takes messages in a task of its own;
+/// once the receiver is gone, messages are dropped: there is no one left to tell.
+impl Outbox for mpsc::UnboundedSender<Outgoing> {
+    fn send(&self, message: Outgoing) {
+        let _ = mpsc::UnboundedSender::send(self, message);
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     /// No `initialize` yet: only `initialize` and `ping` are served.
@@ -84,7 +100,7 @@ impl<S> InFlight<S> {
 pub(crate) struct SessionCore<S> {
     key: u64,
     server: Server<S>,
-    out: mpsc::UnboundedSender<Outgoing>,
+    out: Box<dyn Outbox>,
     state: Mutex<SessionState>,
     in_flight: Mutex<HashMap<RequestId, InFlight<S>>>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
@@ -110,13 +126,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<S: Send + Sync + 'static> Session<S> {
-    /// A new session on `server`, and the channel its outgoing messages arrive on.
-    pub fn new(server: &Server<S>) -> (Self, mpsc::UnboundedReceiver<Outgoing>) {
-        let (out, rx) = mpsc::unbounded_channel();
+    /// A new session on `server`, its outgoing messages sent to `outbox`.
+    pub fn new(server: &Server<S>, outbox: impl Outbox) -> Self {
         let core = Arc::new(SessionCore {
             key: server.next_session_key(),
             server: server.clone(),
-            out,
+            out: Box::new(outbox),
             state: Mutex::new(SessionState {
                 phase: Phase::New,
                 protocol_version: LATEST_VERSION,
@@ -130,7 +145,7 @@ impl<S: Send + Sync + 'static> Session<S> {
             idle: tokio::sync::Notify::new(),
         });
         server.register(core.key, &core);
-        (Session(core), rx)
+        Session(core)
     }
 
     /// Takes one raw message (one line, one POST body): decodes it and handles it. A message that
@@ -226,8 +241,7 @@ impl<S> Drop for SessionCore<S> {
 
 impl<S: Send + Sync + 'static> SessionCore<S> {
     fn send(&self, json: String, route: Route) {
-        // A closed receiver means the transport is gone; there is no one left to tell.
-        let _ = self.out.send(Outgoing { json, route });
+        self.out.send(Outgoing { json, route });
     }
 
     fn reply(&self, id: RequestId, result: Result<Value, RpcError>) {

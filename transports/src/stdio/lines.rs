@@ -1,7 +1,7 @@
 //! Newline-delimited framing with a bound: a line longer than the limit is skipped to its end and
 //! reported, never buffered whole.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use std::io::BufRead;
 
 /// One item read from the stream.
 #[derive(Debug, PartialEq, Eq)]
@@ -21,16 +21,16 @@ pub struct LineReader<R> {
     skipping: Option<usize>,
 }
 
-impl<R: AsyncBufRead + Unpin> LineReader<R> {
+impl<R: BufRead> LineReader<R> {
     pub fn new(reader: R, max: usize) -> Self {
         LineReader { reader, max, line: Vec::new(), skipping: None }
     }
 
     /// The next line, or `None` at the end of the stream.
-    pub async fn next(&mut self) -> std::io::Result<Option<Line<'_>>> {
+    pub fn next(&mut self) -> std::io::Result<Option<Line<'_>>> {
         self.line.clear();
         loop {
-            let available = self.reader.fill_buf().await?;
+            let available = self.reader.fill_buf()?;
             if available.is_empty() {
                 // End of stream: a last line without a newline still counts.
                 return Ok(match self.skipping.take() {
@@ -71,10 +71,10 @@ fn trim_cr(line: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
 
-    async fn read_all(input: &[u8], max: usize) -> Vec<String> {
-        let mut r = LineReader::new(tokio::io::BufReader::with_capacity(4, input), max);
+    fn read_all(input: &[u8], max: usize) -> Vec<String> {
+        let mut r = LineReader::new(std::io::BufReader::with_capacity(4, input), max);
         let mut out = Vec::new();
-        while let Some(line) = r.next().await.unwrap() {
+        while let Some(line) = r.next().unwrap() {
             out.push(match line {
                 Line::Message(m) => String::from_utf8_lossy(m).into_owned(),
                 Line::TooLong(n) => format!("<too long: {n}>"),
@@ -83,11 +83,11 @@ mod tests {
         out
     }
 
-    #[tokio::test]
-    async fn splits_bounds_and_recovers() {
-        assert_eq!(read_all(b"ab\ncd\r\nef", 10).await, ["ab", "cd", "ef"]);
-        assert_eq!(read_all(b"short\n0123456789abc\nok\n", 10).await, ["short", "<too long: 13>", "ok"]);
-        assert_eq!(read_all(b"0123456789abc", 10).await, ["<too long: 13>"]);
-        assert_eq!(read_all(b"", 10).await, Vec::<String>::new());
+    #[test]
+    fn splits_bounds_and_recovers() {
+        assert_eq!(read_all(b"ab\ncd\r\nef", 10), ["ab", "cd", "ef"]);
+        assert_eq!(read_all(b"short\n0123456789abc\nok\n", 10), ["short", "<too long: 13>", "ok"]);
+        assert_eq!(read_all(b"0123456789abc", 10), ["<too long: 13>"]);
+        assert_eq!(read_all(b"", 10), Vec::<String>::new());
     }
 }

@@ -1,17 +1,23 @@
 //! The stdio transport: newline-delimited JSON-RPC on stdin and stdout, UTF-8, one message a line.
 //! Only protocol messages reach stdout; diagnostics go to stderr.
+//!
+//! The calling thread reads stdin with blocking reads and hands each line to the session; a call
+//! that finishes at once (most do) is answered from that thread, straight onto stdout, so a round
+//! trip pays the syscalls of a plain read-and-write loop and nothing more. Calls that wait run on
+//! the tokio runtime and write their answers the same way.
 
+mod fd;
 mod lines;
-mod pipe;
+mod output;
 
+use std::io::BufReader;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::mpsc;
 use tooltable::jsonrpc::RpcError;
-use tooltable::{Outgoing, Route, Server, Session};
+use tooltable::{Server, Session};
 
 use lines::{Line, LineReader};
+use output::LineSink;
 
 /// Settings of the stdio transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,28 +36,35 @@ impl Default for StdioOptions {
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Serves one session on the process's stdin and stdout until stdin ends.
-pub async fn serve_stdio<S: Send + Sync + 'static>(server: &Server<S>, options: &StdioOptions) -> std::io::Result<()> {
-    match (pipe::Pipe::open(0), pipe::Pipe::open(1)) {
-        (Some(input), Some(output)) => serve(server, input, output, options).await,
-        (Some(input), None) => serve(server, input, tokio::io::stdout(), options).await,
-        (None, Some(output)) => serve(server, tokio::io::stdin(), output, options).await,
-        (None, None) => serve(server, tokio::io::stdin(), tokio::io::stdout(), options).await,
-    }
+/// Serves one session on the process's stdin and stdout until stdin ends, blocking the calling
+/// thread, which reads stdin and answers the calls that finish at once. Calls that wait run on
+/// `runtime`, which must have worker threads of its own (a multi-thread runtime).
+pub fn serve_stdio<S: Send + Sync + 'static>(
+    server: &Server<S>,
+    options: &StdioOptions,
+    runtime: &tokio::runtime::Handle,
+) -> std::io::Result<()> {
+    let output = LineSink::open(1)?;
+    let session = Session::new(server, output.clone());
+    let read = {
+        let _spawn_here = runtime.enter();
+        let input = BufReader::with_capacity(64 * 1024, fd::BlockingReader(0));
+        read_lines(&session, input, options.max_line_bytes)
+    };
+    runtime.block_on(session.drain(options.drain));
+    drop(session);
+    read.and(output.finish(options.drain))
 }
 
-/// Serves one session over any byte streams (stdin and stdout, or an in-memory pipe in tests).
-pub async fn serve<S, R, W>(server: &Server<S>, input: R, output: W, options: &StdioOptions) -> std::io::Result<()>
-where
-    S: Send + Sync + 'static,
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let (session, outgoing) = Session::new(server);
-    let writer = tokio::spawn(write_lines(outgoing, output));
-    let mut reader = LineReader::new(BufReader::with_capacity(64 * 1024, input), options.max_line_bytes);
+/// Hands each line to the session until the end of input.
+fn read_lines<S: Send + Sync + 'static>(
+    session: &Session<S>,
+    input: impl std::io::BufRead,
+    max_line_bytes: usize,
+) -> std::io::Result<()> {
+    let mut reader = LineReader::new(input, max_line_bytes);
     let mut first = true;
-    while let Some(line) = reader.next().await? {
+    while let Some(line) = reader.next()? {
         match line {
             Line::Message(mut bytes) => {
                 if std::mem::take(&mut first) {
@@ -65,39 +78,11 @@ where
                 first = false;
                 tracing::warn!(bytes = n, "skipped an over-long line");
                 let e = RpcError::invalid_request(format!(
-                    "message of {n}+ bytes exceeds the line limit of {} bytes; it was skipped",
-                    options.max_line_bytes
+                    "message of {n}+ bytes exceeds the line limit of {max_line_bytes} bytes; it was skipped"
                 ));
                 session.reject(&e);
             }
         }
     }
-    session.drain(options.drain).await;
-    drop(session);
-    writer.await.map_err(std::io::Error::other)?
-}
-
-/// Writes each message as one line; flushes when no more are queued, so bursts share a write.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    output: W,
-) -> std::io::Result<()> {
-    let mut out = BufWriter::with_capacity(64 * 1024, output);
-    while let Some(msg) = rx.recv().await {
-        write_line(&mut out, &msg).await?;
-        while let Ok(msg) = rx.try_recv() {
-            write_line(&mut out, &msg).await?;
-        }
-        out.flush().await?;
-    }
-    out.flush().await
-}
-
-async fn write_line<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, msg: &Outgoing) -> std::io::Result<()> {
-    // A pipe has no streams to close or let go of.
-    if matches!(msg.route, Route::CloseStream(_) | Route::Cancelled(_)) {
-        return Ok(());
-    }
-    out.write_all(msg.json.as_bytes()).await?;
-    out.write_all(b"\n").await
+    Ok(())
 }

@@ -50,3 +50,37 @@ fn messages_never_contain_raw_newlines() {
     // recv() parsed one line as one message; the pretty-printed text inside is escaped.
     assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains('\n'));
 }
+
+/// A client that writes everything before it reads anything: the server must keep reading while
+/// its output waits (no deadlock on two full pipes), and every answer arrives, in order.
+#[test]
+fn a_client_that_reads_late_gets_every_answer_in_order() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+
+    const PINGS: usize = 30_000; // about 1.3 MB in and 1.1 MB out, far past a pipe's 64 KiB
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let (written, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut input = String::new();
+        for id in 0..PINGS {
+            input.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"));
+        }
+        let _ = written.send(stdin.write_all(input.as_bytes()).map(|()| drop(stdin)));
+    });
+    let wrote = done.recv_timeout(crate::support::TIMEOUT);
+    let mut output = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut output).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(matches!(wrote, Ok(Ok(()))), "the server stopped reading while its output waited: {wrote:?}");
+    let ids: Vec<u64> =
+        output.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, (0..PINGS as u64).collect::<Vec<_>>());
+}

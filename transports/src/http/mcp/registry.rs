@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tooltable::{Server, Session};
+use tooltable::{Outbox, Outgoing, Server, Session};
 
 use super::streams::Streams;
 
@@ -15,7 +15,6 @@ pub struct HttpSession<S: Send + Sync + 'static> {
     pub session: Session<S>,
     pub streams: Arc<Mutex<Streams>>,
     last_seen: Mutex<Instant>,
-    router: tokio::task::JoinHandle<()>,
 }
 
 impl<S: Send + Sync + 'static> HttpSession<S> {
@@ -26,8 +25,17 @@ impl<S: Send + Sync + 'static> HttpSession<S> {
 
 impl<S: Send + Sync + 'static> Drop for HttpSession<S> {
     fn drop(&mut self) {
-        self.router.abort();
         lock(&self.streams).close_all();
+    }
+}
+
+/// Routes each message as it is made, so a call answered at once answers its POST without a hop
+/// through another task.
+struct RouteToStreams(Arc<Mutex<Streams>>);
+
+impl Outbox for RouteToStreams {
+    fn send(&self, message: Outgoing) {
+        lock(&self.0).route(message);
     }
 }
 
@@ -49,20 +57,9 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// A new session with a fresh id, its outgoing messages routed to its streams.
     pub fn create(&self, server: &Server<S>) -> std::io::Result<Arc<HttpSession<S>>> {
         let id = new_session_id()?;
-        let (session, mut outgoing) = Session::new(server);
         let streams = Arc::new(Mutex::new(Streams::new(self.retry_ms)));
-        let routed = Arc::clone(&streams);
-        let router = tokio::spawn(async move {
-            while let Some(msg) = outgoing.recv().await {
-                let mut streams = lock(&routed);
-                streams.route(msg);
-                while let Ok(msg) = outgoing.try_recv() {
-                    streams.route(msg);
-                }
-            }
-        });
-        let http =
-            Arc::new(HttpSession { id: id.clone(), session, streams, last_seen: Mutex::new(Instant::now()), router });
+        let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
+        let http = Arc::new(HttpSession { id: id.clone(), session, streams, last_seen: Mutex::new(Instant::now()) });
         lock(&self.sessions).insert(id, Arc::clone(&http));
         Ok(http)
     }

@@ -1,0 +1,139 @@
+//! Standard output as a session's outbox: each message is written by the thread that makes it,
+//! at once, one `write` per line, and never blocks. What the pipe cannot take yet waits in a
+//! backlog that a flusher thread writes out, in order, as the client reads.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tooltable::{Outbox, Outgoing, Route};
+
+use super::fd::{self, NonBlocking};
+
+/// The writing end; clones share one backlog.
+#[derive(Clone)]
+pub struct LineSink(Arc<Shared>);
+
+struct Shared {
+    out: NonBlocking,
+    state: Mutex<State>,
+    /// Signalled when the backlog grows or shrinks, or the sink closes.
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    backlog: Vec<u8>,
+    /// The first write error; later messages are dropped, and `finish` reports it.
+    error: Option<io::Error>,
+    /// `finish` was called: later messages are dropped, and the flusher stops once it is done.
+    closed: bool,
+}
+
+impl LineSink {
+    /// Puts `fd` in non-blocking mode (until the sink is dropped) and starts the flusher.
+    pub fn open(fd: RawFd) -> io::Result<LineSink> {
+        let shared = Arc::new(Shared {
+            out: NonBlocking::set(fd)?,
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        });
+        let flusher = Arc::clone(&shared);
+        std::thread::Builder::new().name("stdout-flusher".into()).spawn(move || flusher.flush_backlog())?;
+        Ok(LineSink(shared))
+    }
+
+    /// Stops taking messages, waits up to `grace` for the backlog to be read, and reports the
+    /// first write error, or a timeout when the client stopped reading.
+    pub fn finish(&self, grace: Duration) -> io::Result<()> {
+        let deadline = Instant::now() + grace;
+        let mut state = self.0.lock();
+        state.closed = true;
+        self.0.changed.notify_all();
+        while !state.backlog.is_empty() && state.error.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let unread = state.backlog.len();
+                state.backlog.clear();
+                self.0.changed.notify_all();
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("the client did not read the last {unread} bytes of output within {grace:?}"),
+                ));
+            }
+            state = self.0.changed.wait_timeout(state, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        state.error.take().map_or(Ok(()), Err)
+    }
+}
+
+impl Outbox for LineSink {
+    fn send(&self, message: Outgoing) {
+        // A pipe has no streams to close or let go of.
+        if matches!(message.route, Route::CloseStream(_) | Route::Cancelled(_)) {
+            return;
+        }
+        let mut line = message.json.into_bytes();
+        line.push(b'\n');
+        let mut state = self.0.lock();
+        if state.error.is_some() || state.closed {
+            return;
+        }
+        if !state.backlog.is_empty() {
+            // Behind a backlog: the flusher writes it, keeping the order.
+            return state.backlog.extend_from_slice(&line);
+        }
+        match write_now(self.0.out.fd(), &line) {
+            Ok(n) if n == line.len() => {}
+            Ok(n) => {
+                state.backlog.extend_from_slice(&line[n..]);
+                self.0.changed.notify_all();
+            }
+            Err(e) => state.error = Some(e),
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn flush_backlog(&self) {
+        let fd = self.out.fd();
+        let mut state = self.lock();
+        loop {
+            while state.backlog.is_empty() && !state.closed {
+                state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            if state.backlog.is_empty() || state.error.is_some() {
+                return;
+            }
+            drop(state);
+            // Bounded, so a sink given up on (the backlog cleared by `finish`) lets this go.
+            let ready = fd::wait(fd, libc::POLLOUT, 200);
+            state = self.lock();
+            let written = ready.and_then(|()| write_now(fd, &state.backlog));
+            match written {
+                Ok(n) => drop(state.backlog.drain(..n)),
+                Err(e) => state.error = Some(e),
+            }
+            self.changed.notify_all();
+        }
+    }
+}
+
+/// Writes as much of `data` as the descriptor takes without blocking.
+fn write_now(fd: RawFd, data: &[u8]) -> io::Result<usize> {
+    let mut written = 0;
+    while written < data.len() {
+        match fd::write(fd, &data[written..]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => written += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(written)
+}

@@ -10,7 +10,14 @@
 //! the timed calls in slices (500 calls to one server, then 500 to the next, the order rotating),
 //! so a burst of noise on the shared machine hits every server alike. calls/s is the server's
 //! timed calls over the wall time of its slices. Each round uses fresh processes; each server's
-//! best round (by calls/s) is reported (2 rounds by default). See bench/README.md.
+//! best round (by calls/s) is reported (2 rounds by default).
+//!
+//! All of that is done under three placements (`--pin`): `free` (wherever the scheduler puts
+//! the processes), `one-cpu` (the driver and the servers share one CPU) and `two-cpus` (the
+//! driver on one, the servers on another, so every message wakes a process across CPUs). On a
+//! virtual machine a cross-CPU wake-up costs tens of microseconds, and whether the scheduler
+//! keeps a server beside its client depends on how long the server works per call, so `free`
+//! alone compares placements as much as servers. See bench/README.md.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -28,6 +35,7 @@ usage: stdio-bench [options]
   --floor PATH        floor-server binary        (default <bench>/target/release/floor-server)
   --rmcp-default PATH rmcp-default binary        (default <bench>/target/release/rmcp-default)
   --rmcp-tuned PATH   rmcp-tuned binary          (default <bench>/target/release/rmcp-tuned)
+  --pin P,Q           placements to measure: free, one-cpu, two-cpus (default: all three)
   --build-times       also time clean release builds of conformance-server and rmcp-default
                       (fresh --target-dir under /tmp; takes minutes)
 ";
@@ -38,7 +46,65 @@ struct Server {
     args: Vec<&'static str>,
 }
 
+/// Where the driver and the servers run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Wherever the scheduler puts them.
+    Free,
+    /// The driver and every server on one CPU: the work per call, with no cross-CPU wake-up.
+    OneCpu,
+    /// The driver on one CPU, the servers on another: every message crosses CPUs.
+    TwoCpus,
+}
+
+impl Placement {
+    fn parse(name: &str) -> Result<Placement, String> {
+        match name {
+            "free" => Ok(Placement::Free),
+            "one-cpu" => Ok(Placement::OneCpu),
+            "two-cpus" => Ok(Placement::TwoCpus),
+            other => Err(format!("--pin: unknown placement {other} (free, one-cpu, two-cpus)")),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Placement::Free => "free: driver and servers wherever the scheduler puts them",
+            Placement::OneCpu => "one-cpu: driver and servers pinned to one CPU",
+            Placement::TwoCpus => "two-cpus: driver pinned to one CPU, servers to another",
+        }
+    }
+}
+
+/// The CPUs this process may run on, from `sched_getaffinity`.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; the call fills it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: passes the size of the set we own.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) } != 0 {
+        return Vec::new();
+    }
+    // SAFETY: reads bits of the set filled above.
+    (0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) }).collect()
+}
+
+/// Restricts the calling thread (and the processes it starts later) to `cpus`.
+fn pin(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: as in `allowed_cpus`.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: sets a bit of the set we own; cpu < CPU_SETSIZE, as it came from allowed_cpus.
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    // SAFETY: passes the size of the set we own.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 struct Options {
+    placements: Vec<Placement>,
     calls: usize,
     warmup: usize,
     rounds: usize,
@@ -60,6 +126,7 @@ fn parse_args() -> Result<Options, String> {
     let mut rmcp_tuned = release.join("rmcp-tuned");
     let (mut calls, mut warmup, mut rounds, mut slice, mut only, mut build_times) =
         (20_000, 1_000, 2, 500, None, false);
+    let mut placements = vec![Placement::Free, Placement::OneCpu, Placement::TwoCpus];
 
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -75,6 +142,7 @@ fn parse_args() -> Result<Options, String> {
             "--floor" => floor = value()?.into(),
             "--rmcp-default" => rmcp_default = value()?.into(),
             "--rmcp-tuned" => rmcp_tuned = value()?.into(),
+            "--pin" => placements = value()?.split(',').map(Placement::parse).collect::<Result<_, _>>()?,
             "--build-times" => build_times = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
@@ -89,7 +157,7 @@ fn parse_args() -> Result<Options, String> {
         Server { name: "rmcp-default", program: rmcp_default, args: vec![] },
         Server { name: "rmcp-tuned", program: rmcp_tuned, args: vec![] },
     ];
-    Ok(Options { calls, warmup, rounds, slice, only, build_times, repo, bench, servers })
+    Ok(Options { placements, calls, warmup, rounds, slice, only, build_times, repo, bench, servers })
 }
 
 /// One spawned server and the client end of its pipes.
@@ -114,8 +182,15 @@ const CALL_PREFIX: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
 const CALL_SUFFIX: &[u8] = br#","method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1,"b":2}}}"#;
 
 impl Client {
-    fn spawn(server: &Server) -> Result<Self, String> {
-        let mut child = Command::new(&server.program)
+    /// Starts `server`, on `cpu` when given (else where the driver may run).
+    fn spawn(server: &Server, cpu: Option<usize>) -> Result<Self, String> {
+        let mut command = Command::new(&server.program);
+        if let Some(cpu) = cpu {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: sched_setaffinity is async-signal-safe; nothing is allocated after fork.
+            unsafe { command.pre_exec(move || pin(&[cpu])) };
+        }
+        let mut child = command
             .args(&server.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -235,11 +310,17 @@ impl Live<'_> {
 /// One round: every server is started, shaken hands with, measured idle and warmed up; then the
 /// timed calls go in slices of `slice` calls, server after server (the order rotating each
 /// slice), so a burst of noise from the shared machine hits all of them alike.
-fn run_round(servers: &[&Server], calls: usize, warmup: usize, slice: usize) -> Result<Vec<Run>, String> {
+fn run_round(
+    servers: &[&Server],
+    server_cpu: Option<usize>,
+    calls: usize,
+    warmup: usize,
+    slice: usize,
+) -> Result<Vec<Run>, String> {
     let mut live = Vec::new();
     let result = (|| -> Result<Vec<Run>, String> {
         for &server in servers {
-            let client = Client::spawn(server)?;
+            let client = Client::spawn(server, server_cpu)?;
             live.push(Live {
                 server,
                 client,
@@ -309,6 +390,57 @@ fn run_round(servers: &[&Server], calls: usize, warmup: usize, slice: usize) -> 
     result
 }
 
+/// The table of each server's best round, and the ratios against the targets.
+fn report(servers: &[&Server], best: &[Option<Run>]) {
+    println!(
+        "\n{:<13} {:>10} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
+        "server", "calls/s", "p50 µs", "p99 µs", "mean µs", "idle RSS", "RSS after", "threads"
+    );
+    for (server, run) in servers.iter().zip(best) {
+        let r = run.as_ref().expect("every server ran");
+        println!(
+            "{:<13} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>10} {:>8}",
+            server.name,
+            r.calls_per_sec,
+            r.p50_us,
+            r.p99_us,
+            r.mean_us,
+            mb(r.idle_rss_kb),
+            mb(r.end_rss_kb),
+            r.threads
+        );
+    }
+
+    let get = |name: &str| servers.iter().position(|s| s.name == name).and_then(|i| best[i].as_ref());
+    let Some(tt) = get("tooltable") else { return };
+    println!("\nratios (targets are reported, not asserted):");
+    if let Some(rd) = get("rmcp-default") {
+        let x = tt.calls_per_sec / rd.calls_per_sec;
+        println!("  tooltable / rmcp-default calls/s      {x:>6.2}x   target >= 1.5x   {}", verdict(x >= 1.5));
+    }
+    if let Some(rt) = get("rmcp-tuned") {
+        let x = tt.calls_per_sec / rt.calls_per_sec;
+        println!("  tooltable / rmcp-tuned calls/s        {x:>6.2}x   target >  1.0x   {}", verdict(x > 1.0));
+    }
+    if let Some(fl) = get("floor") {
+        let x = fl.calls_per_sec / tt.calls_per_sec;
+        println!("  tooltable / floor time per call       {x:>6.2}x   target <= 1.3x   {}", verdict(x <= 1.3));
+    }
+    // Medians move far less than means on a shared machine: shown beside, for reference.
+    let p50 = |name: &str| get(name).map(|r| r.p50_us);
+    if let Some(rd) = p50("rmcp-default") {
+        println!("  (p50 latency: rmcp-default / tooltable = {:.2}x)", rd / tt.p50_us);
+    }
+    if let Some(rt) = p50("rmcp-tuned") {
+        println!("  (p50 latency: rmcp-tuned / tooltable   = {:.2}x)", rt / tt.p50_us);
+    }
+    if let Some(fl) = p50("floor") {
+        println!("  (p50 latency: tooltable / floor        = {:.2}x)", tt.p50_us / fl);
+    }
+    let rss = tt.idle_rss_kb as f64 / 1024.0;
+    println!("  tooltable idle RSS                    {rss:>5.1} MB   target <  10 MB   {}", verdict(rss < 10.0));
+}
+
 fn mb(kb: u64) -> String {
     format!("{:.1} MB", kb as f64 / 1024.0)
 }
@@ -371,77 +503,49 @@ fn main() -> ExitCode {
          interleaved in slices of {} calls; {} round(s) with fresh processes, each server's best round reported",
         opts.calls, opts.warmup, opts.slice, opts.rounds
     );
-    let mut best: Vec<Option<Run>> = servers.iter().map(|_| None).collect();
-    for round in 0..opts.rounds {
-        let runs = match run_round(&servers, opts.calls, opts.warmup, opts.slice) {
-            Ok(runs) => runs,
+    let cpus = allowed_cpus();
+    for &placement in &opts.placements {
+        println!("\n== {}", placement.describe());
+        let server_cpu = match placement {
+            Placement::Free => pin(&cpus).map(|()| None),
+            Placement::OneCpu => pin(&cpus[..1]).map(|()| None),
+            Placement::TwoCpus if cpus.len() < 2 => {
+                println!("   skipped: this process may run on one CPU only");
+                continue;
+            }
+            Placement::TwoCpus => pin(&cpus[..1]).map(|()| Some(cpus[1])),
+        };
+        let server_cpu = match server_cpu {
+            Ok(cpu) => cpu,
             Err(e) => {
-                eprintln!("stdio-bench: {e}");
+                eprintln!("stdio-bench: cannot set the CPU affinity: {e}");
                 return ExitCode::FAILURE;
             }
         };
-        for (i, run) in runs.into_iter().enumerate() {
-            println!(
-                "  round {} {:<13} {:>9.0} calls/s  p50 {:>6.1} µs  p99 {:>6.1} µs",
-                round + 1,
-                servers[i].name,
-                run.calls_per_sec,
-                run.p50_us,
-                run.p99_us
-            );
-            if best[i].as_ref().is_none_or(|b| run.calls_per_sec > b.calls_per_sec) {
-                best[i] = Some(run);
+        let mut best: Vec<Option<Run>> = servers.iter().map(|_| None).collect();
+        for round in 0..opts.rounds {
+            let runs = match run_round(&servers, server_cpu, opts.calls, opts.warmup, opts.slice) {
+                Ok(runs) => runs,
+                Err(e) => {
+                    eprintln!("stdio-bench: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            for (i, run) in runs.into_iter().enumerate() {
+                println!(
+                    "  round {} {:<13} {:>9.0} calls/s  p50 {:>6.1} µs  p99 {:>6.1} µs",
+                    round + 1,
+                    servers[i].name,
+                    run.calls_per_sec,
+                    run.p50_us,
+                    run.p99_us
+                );
+                if best[i].as_ref().is_none_or(|b| run.calls_per_sec > b.calls_per_sec) {
+                    best[i] = Some(run);
+                }
             }
         }
-    }
-
-    println!(
-        "\n{:<13} {:>10} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
-        "server", "calls/s", "p50 µs", "p99 µs", "mean µs", "idle RSS", "RSS after", "threads"
-    );
-    for (server, run) in servers.iter().zip(&best) {
-        let r = run.as_ref().expect("every server ran");
-        println!(
-            "{:<13} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>10} {:>8}",
-            server.name,
-            r.calls_per_sec,
-            r.p50_us,
-            r.p99_us,
-            r.mean_us,
-            mb(r.idle_rss_kb),
-            mb(r.end_rss_kb),
-            r.threads
-        );
-    }
-
-    let get = |name: &str| servers.iter().position(|s| s.name == name).and_then(|i| best[i].as_ref());
-    if let Some(tt) = get("tooltable") {
-        println!("\nratios (targets are reported, not asserted):");
-        if let Some(rd) = get("rmcp-default") {
-            let x = tt.calls_per_sec / rd.calls_per_sec;
-            println!("  tooltable / rmcp-default calls/s      {x:>6.2}x   target >= 1.5x   {}", verdict(x >= 1.5));
-        }
-        if let Some(rt) = get("rmcp-tuned") {
-            let x = tt.calls_per_sec / rt.calls_per_sec;
-            println!("  tooltable / rmcp-tuned calls/s        {x:>6.2}x   target >  1.0x   {}", verdict(x > 1.0));
-        }
-        if let Some(fl) = get("floor") {
-            let x = fl.calls_per_sec / tt.calls_per_sec;
-            println!("  tooltable / floor time per call       {x:>6.2}x   target <= 1.3x   {}", verdict(x <= 1.3));
-        }
-        // Medians move far less than means on a shared machine: shown beside, for reference.
-        let p50 = |name: &str| get(name).map(|r| r.p50_us);
-        if let Some(rd) = p50("rmcp-default") {
-            println!("  (p50 latency: rmcp-default / tooltable = {:.2}x)", rd / tt.p50_us);
-        }
-        if let Some(rt) = p50("rmcp-tuned") {
-            println!("  (p50 latency: rmcp-tuned / tooltable   = {:.2}x)", rt / tt.p50_us);
-        }
-        if let Some(fl) = p50("floor") {
-            println!("  (p50 latency: tooltable / floor        = {:.2}x)", tt.p50_us / fl);
-        }
-        let rss = tt.idle_rss_kb as f64 / 1024.0;
-        println!("  tooltable idle RSS                    {rss:>5.1} MB   target <  10 MB   {}", verdict(rss < 10.0));
+        report(&servers, &best);
     }
 
     if opts.build_times

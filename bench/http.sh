@@ -133,32 +133,43 @@ points=(
 )
 
 results="$tmp/results"; : >"$results"
-# load KEY URL MODE SESSION CONC SECONDS -> prints load.lua's RESULT line (key=value ...)
+# Levels: 1 and 64 connections wherever the scheduler puts wrk and the server; and 1cpu: one
+# connection with wrk and the server's threads pinned to one CPU. At concurrency 1 every request
+# is a ping-pong, and on a VM a wake-up across CPUs costs tens of microseconds: whether the
+# scheduler keeps the two side by side swings a free c=1 figure 3x between runs (floor included),
+# while 1cpu measures the work per request.
+levels=(1 1cpu 64)
+all_cpus="0-$(($(nproc) - 1))"
+# load KEY SERVER URL MODE SESSION LEVEL SECONDS -> prints load.lua's RESULT line (key=value ...)
 load() {
-  local key="$1" u="$2" mode="$3" sid="$4" conc="$5" secs="$6" t=1
-  [[ "$conc" -gt 1 ]] && t="$threads"
+  local key="$1" server="$2" u="$3" mode="$4" sid="$5" level="$6" secs="$7" conc t=1 pin=()
+  case "$level" in
+    1cpu) conc=1; pin=(taskset -c 0); taskset -a -p -c 0 "${pid_of[$server]}" >/dev/null ;;
+    *) conc="$level"; [[ "$conc" -gt 1 ]] && t="$threads" ;;
+  esac
   local args=(-- "$mode"); [[ "$mode" == mcp ]] && args+=("$sid")
-  wrk -t"$t" -c"$conc" -d"${secs}s" --timeout 5s -s "$bench/http/load.lua" "$u" "${args[@]}" |
+  "${pin[@]}" wrk -t"$t" -c"$conc" -d"${secs}s" --timeout 5s -s "$bench/http/load.lua" "$u" "${args[@]}" |
     grep '^RESULT' || { log "wrk failed on $key"; echo "RESULT requests=0 duration_us=1 errors=-1"; }
+  [[ ${#pin[@]} -eq 0 ]] || taskset -a -p -c "$all_cpus" "${pid_of[$server]}" >/dev/null
 }
 
 log "servers: floor ${url[floor]}, tooltable ${url[tooltable]}, rmcp-json ${url[rmcp-json]}, rmcp-session ${url[rmcp-session]}"
-log "load: ${duration}s per point, concurrency 1 and 64, $rounds round(s), wrk threads 1 / $threads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for conc in 1 64; do
+log "load: ${duration}s per point, levels ${levels[*]}, $rounds round(s), wrk threads 1 / $threads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for level in 1 64; do
   for p in "${points[@]}"; do
-    IFS='|' read -r key _ u mode sid <<<"$p"
-    load "$key" "$u" "$mode" "$sid" "$conc" "$warmup" >/dev/null
+    IFS='|' read -r key server u mode sid <<<"$p"
+    load "$key" "$server" "$u" "$mode" "$sid" "$level" "$warmup" >/dev/null
   done
 done
 n=${#points[@]}
 for ((round = 1; round <= rounds; round++)); do
-  for conc in 1 64; do
+  for level in "${levels[@]}"; do
     for ((i = 0; i < n; i++)); do
       # rotate the order each round, so a burst of load elsewhere does not always hit the same server
-      IFS='|' read -r key _ u mode sid <<<"${points[$(((i + round - 1) % n))]}"
-      line="$(load "$key" "$u" "$mode" "$sid" "$conc" "$duration")"
-      echo "$key $conc $round $line" >>"$results"
-      log "round $round c=$conc $key: $(awk '{for(i=1;i<=NF;i++){split($i,kv,"=");if(kv[1]=="requests")r=kv[2];if(kv[1]=="duration_us")d=kv[2];if(kv[1]=="errors")e=kv[2]}} END{printf "%.0f req/s, %d errors", r/(d/1e6), e}' <<<"$line")"
+      IFS='|' read -r key server u mode sid <<<"${points[$(((i + round - 1) % n))]}"
+      line="$(load "$key" "$server" "$u" "$mode" "$sid" "$level" "$duration")"
+      echo "$key $level $round $line" >>"$results"
+      log "round $round $level $key: $(awk '{for(i=1;i<=NF;i++){split($i,kv,"=");if(kv[1]=="requests")r=kv[2];if(kv[1]=="duration_us")d=kv[2];if(kv[1]=="errors")e=kv[2]}} END{printf "%.0f req/s, %d errors", r/(d/1e6), e}' <<<"$line")"
     done
   done
 done
@@ -208,8 +219,8 @@ function field(name,   i, kv) {
   if (!(id in best) || rps > best[id]) {
     best[id] = rps
     # concurrency 1: times taken by load.lua itself; 64: the interval-sampled estimate of wrk
-    p50[id] = conc == 1 ? field("own_p50_us") : field("wrk_p50_us")
-    p99[id] = conc == 1 ? field("own_p99_us") : field("wrk_p99_us")
+    p50[id] = conc != "64" ? field("own_p50_us") : field("wrk_p50_us")
+    p99[id] = conc != "64" ? field("own_p99_us") : field("wrk_p99_us")
   }
 }
 function ratio(a, b, conc) { return best[b, conc] > 0 ? best[a, conc] / best[b, conc] : 0 }
@@ -222,32 +233,34 @@ END {
   name["rmcp-json"] = "rmcp         POST /mcp tools/call (stateless, json_response)"
   name["rmcp-session"] = "rmcp         POST /mcp tools/call (session, SSE response)"
   split("floor-get floor-post tt-rest tt-mcp rmcp-json rmcp-session", order, " ")
+  split("1 1cpu 64", levels, " ")
   printf "%-64s %5s %10s %9s %9s %9s %7s\n", "server / request", "conc", "req/s", "mean µs", "p50 µs", "p99 µs", "errors"
   total_errors = 0
-  for (c = 1; c <= 2; c++) {
-    conc = c == 1 ? 1 : 64
+  for (c = 1; c <= 3; c++) {
+    conc = levels[c]
     for (i = 1; i <= 6; i++) {
       id = order[i] SUBSEP conc
-      printf "%-64s %5d %10.0f %9.1f %9d %9d%s %6d\n", name[order[i]], conc, best[id], \
-        (best[id] > 0 ? conc / best[id] * 1e6 : 0), p50[id], p99[id], (conc == 1 ? " " : "*"), errs[id]
+      printf "%-64s %5s %10.0f %9.1f %9d %9d%s %6d\n", name[order[i]], conc, best[id], \
+        (best[id] > 0 ? (conc == "64" ? 64 : 1) / best[id] * 1e6 : 0), p50[id], p99[id], (conc != "64" ? " " : "*"), errs[id]
       total_errors += errs[id]
     }
   }
   print "mean: concurrency / req/s (Little\047s law, exact for a closed loop). p50/p99 at concurrency 1: every"
   print "round trip timed by bench/http/load.lua; * at 64: wrk\047s own latency statistics, which wrk 4.1 samples per"
   print "~10 ms slice rather than per request, so on a busy machine they overweight the slow slices: rough."
+  print "1cpu: one connection, wrk and the server pinned to one CPU (the work per request, no cross-CPU wake-ups)."
   print ""
   print "ratios of req/s (targets are reported, not asserted):"
-  for (c = 1; c <= 2; c++) {
-    conc = c == 1 ? 1 : 64
+  for (c = 1; c <= 3; c++) {
+    conc = levels[c]
     x = ratio("tt-rest", "floor-get", conc)
-    printf "  c=%-3d tooltable REST / floor GET              %5.2fx   target >= 0.7   %s\n", conc, x, verdict(x, 0.7)
+    printf "  c=%-4s tooltable REST / floor GET              %5.2fx   target >= 0.7   %s\n", conc, x, verdict(x, 0.7)
     x = ratio("tt-mcp", "floor-post", conc)
-    printf "  c=%-3d tooltable /mcp / floor POST             %5.2fx   target >= 0.5   %s\n", conc, x, verdict(x, 0.5)
-    printf "        (tooltable /mcp / floor GET               %5.2fx)\n", ratio("tt-mcp", "floor-get", conc)
+    printf "  c=%-4s tooltable /mcp / floor POST             %5.2fx   target >= 0.5   %s\n", conc, x, verdict(x, 0.5)
+    printf "         (tooltable /mcp / floor GET               %5.2fx)\n", ratio("tt-mcp", "floor-get", conc)
     x = ratio("tt-mcp", "rmcp-json", conc)
-    printf "  c=%-3d tooltable /mcp / rmcp (stateless JSON)  %5.2fx   target >= 1.5   %s\n", conc, x, verdict(x, 1.5)
-    printf "        (tooltable /mcp / rmcp session SSE        %5.2fx)\n", ratio("tt-mcp", "rmcp-session", conc)
+    printf "  c=%-4s tooltable /mcp / rmcp (stateless JSON)  %5.2fx   target >= 1.5   %s\n", conc, x, verdict(x, 1.5)
+    printf "         (tooltable /mcp / rmcp session SSE        %5.2fx)\n", ratio("tt-mcp", "rmcp-session", conc)
   }
   print ""
   rss_errs = errs["rss1", 64] + errs["rss2", 64]

@@ -23,7 +23,6 @@ use crate::resources::{
 };
 use crate::session::SessionCore;
 use crate::table::{DynamicTool, Table, TableError};
-use crate::validate;
 
 /// The name and version a server gives in `initialize`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,15 +139,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// faults; a schema violation is a tool failure.
     pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<Outcome, RpcError> {
         let entry = self.0.table.get(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
-        let args = match args {
-            None | Some(Value::Null) => Value::Object(Default::default()),
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(RpcError::invalid_params("tools/call arguments must be an object")),
-        };
-        if let Err(failure) = validate::arguments(&entry, &args) {
-            return Ok(Err(failure));
-        }
-        Ok(entry.call(cx, args).await)
+        entry.call(cx, args).await
     }
 
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as

@@ -9,9 +9,11 @@ use serde_json::Value;
 
 use crate::context::Cx;
 use crate::descriptor::ToolDescriptor;
+use crate::jsonrpc::RpcError;
 use crate::operation::{BoxFuture, Operation};
 use crate::outcome::Outcome;
 use crate::schema;
+use crate::validate;
 
 /// The handler of a tool added at run time.
 pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, Outcome> + Send + Sync>;
@@ -98,8 +100,22 @@ impl<S: Send + Sync + 'static> Entry<S> {
         Ok(Entry { listing: descriptor.to_mcp(), descriptor, validator, known_args, handler })
     }
 
+    /// Validates the arguments and runs the tool: arguments that are no object are a protocol
+    /// fault; a schema violation is a tool failure.
+    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Outcome, RpcError> {
+        let args = match args {
+            None | Some(Value::Null) => Value::Object(Default::default()),
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => return Err(RpcError::invalid_params("tools/call arguments must be an object")),
+        };
+        if let Err(failure) = validate::arguments(self, &args) {
+            return Ok(Err(failure));
+        }
+        Ok(self.run(cx, args).await)
+    }
+
     /// Runs the tool on arguments that have passed validation.
-    pub(crate) fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Outcome> {
+    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Outcome> {
         match &self.handler {
             Handler::Static(op) => op.call(cx, args),
             Handler::Dynamic(f) => f(cx, args),

@@ -57,7 +57,7 @@ pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Byt
 
 /// A JSON response.
 pub fn json(status: StatusCode, body: &Value) -> HttpResponse {
-    bytes(status, "application/json", body.to_string())
+    bytes(status, "application/json", serde_json::to_vec(body).unwrap_or_default())
 }
 
 /// A JSON response from text that already is JSON.

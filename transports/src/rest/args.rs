@@ -3,6 +3,7 @@
 //! objects), and the JSON body or the one field that takes it. A value that does not convert stays
 //! a string, so schema validation names it with path, keyword and message.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -14,28 +15,89 @@ use super::routes::Route;
 #[derive(Debug, PartialEq, Eq)]
 pub struct ArgsError(pub String);
 
+/// What a value given as text converts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    /// An object (or null), given as JSON text.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ParamType {
+    kind: Kind,
+    /// Every value of the parameter goes into an array, each converted to `kind`.
+    array: bool,
+}
+
+const TEXT: ParamType = ParamType { kind: Kind::Text, array: false };
+
+/// How each argument given as text (a path parameter, a query value) converts, read from the
+/// input schema once, when the routes are built; a name the schema does not list stays text.
+#[derive(Debug, Default)]
+pub struct ParamTypes(Vec<(String, ParamType)>);
+
+impl ParamTypes {
+    pub fn of(schema: &Value) -> Self {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return ParamTypes::default();
+        };
+        let types = properties
+            .iter()
+            .map(|(name, property)| {
+                let property = resolve(schema, property);
+                let ty = match type_of(property) {
+                    "array" => ParamType {
+                        kind: property.get("items").map_or(Kind::Text, |i| kind(type_of(resolve(schema, i)))),
+                        array: true,
+                    },
+                    other => ParamType { kind: kind(other), array: false },
+                };
+                (name.clone(), ty)
+            })
+            .collect();
+        ParamTypes(types)
+    }
+
+    fn get(&self, name: &str) -> ParamType {
+        self.0.iter().find(|(n, _)| n == name).map_or(TEXT, |(_, ty)| *ty)
+    }
+}
+
+fn kind(json_type: &str) -> Kind {
+    match json_type {
+        "integer" => Kind::Integer,
+        "number" => Kind::Number,
+        "boolean" => Kind::Boolean,
+        "object" | "null" => Kind::Json,
+        _ => Kind::Text,
+    }
+}
+
 pub fn assemble(
     route: &Route,
-    input_schema: &Value,
     path: BTreeMap<String, String>,
     query: Option<&str>,
     body: &[u8],
 ) -> Result<Value, ArgsError> {
     let mut args = Map::new();
     for (name, raw) in path {
-        let value = typed(input_schema, &name, vec![raw]);
+        let value = typed(route.param_types.get(&name), std::iter::once(raw.as_str()));
         args.insert(name, value);
     }
-    let mut query_values: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (k, v) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
-        query_values.entry(k.into_owned()).or_default().push(v.into_owned());
-    }
-    for (name, raws) in query_values {
-        if args.contains_key(&name) {
+    // Sorted by name, stably: a repeated name keeps its values in order.
+    let mut query_values: Vec<(Cow<str>, Cow<str>)> = form_urlencoded::parse(query.unwrap_or("").as_bytes()).collect();
+    query_values.sort_by(|a, b| a.0.cmp(&b.0));
+    for group in query_values.chunk_by(|a, b| a.0 == b.0) {
+        let name = &group[0].0;
+        if args.contains_key(name.as_ref()) {
             return Err(ArgsError(format!("`{name}` is given in the path; it cannot come from the query too")));
         }
-        let value = typed(input_schema, &name, raws);
-        args.insert(name, value);
+        let value = typed(route.param_types.get(name), group.iter().map(|(_, v)| v.as_ref()));
+        args.insert(name.clone().into_owned(), value);
     }
     if body.iter().all(u8::is_ascii_whitespace) || !matches!(route.rest.method.as_str(), "POST" | "PUT" | "PATCH") {
         return Ok(Value::Object(args));
@@ -62,38 +124,30 @@ pub fn assemble(
     Ok(Value::Object(args))
 }
 
-/// The value of a parameter given as text, converted to the type its property schema names.
-fn typed(schema: &Value, name: &str, mut raws: Vec<String>) -> Value {
-    let property = property_schema(schema, name);
-    let kind = property.map(type_of).unwrap_or("string");
-    if kind == "array" {
-        let items = property.and_then(|p| p.get("items"));
-        let item_kind = items.map(|i| type_of(resolve(schema, i))).unwrap_or("string");
-        return Value::Array(raws.into_iter().map(|r| convert(item_kind, r)).collect());
+/// The value of a parameter given as text, converted to its type.
+fn typed<'a>(ty: ParamType, mut raws: impl ExactSizeIterator<Item = &'a str>) -> Value {
+    if ty.array {
+        Value::Array(raws.map(|r| convert(ty.kind, r)).collect())
+    } else if raws.len() == 1 {
+        convert(ty.kind, raws.next().unwrap_or_default())
+    } else {
+        Value::Array(raws.map(|r| Value::String(r.to_owned())).collect())
     }
-    if raws.len() > 1 {
-        return Value::Array(raws.into_iter().map(Value::String).collect());
-    }
-    convert(kind, raws.pop().unwrap_or_default())
 }
 
-fn convert(kind: &str, raw: String) -> Value {
+fn convert(kind: Kind, raw: &str) -> Value {
     let converted = match kind {
-        "integer" => raw.parse::<i64>().ok().map(Value::from),
-        "number" => raw.parse::<f64>().ok().filter(|f| f.is_finite()).map(numbers::number),
-        "boolean" => match raw.as_str() {
+        Kind::Integer => raw.parse::<i64>().ok().map(Value::from),
+        Kind::Number => raw.parse::<f64>().ok().filter(|f| f.is_finite()).map(numbers::number),
+        Kind::Boolean => match raw {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
             _ => None,
         },
-        "object" | "null" => serde_json::from_str(&raw).ok(),
-        _ => None,
+        Kind::Json => serde_json::from_str(raw).ok(),
+        Kind::Text => None,
     };
-    converted.unwrap_or(Value::String(raw))
-}
-
-fn property_schema<'a>(schema: &'a Value, name: &str) -> Option<&'a Value> {
-    schema.get("properties")?.get(name).map(|p| resolve(schema, p))
+    converted.unwrap_or_else(|| Value::String(raw.to_owned()))
 }
 
 /// Follows a local `#/$defs/..` reference one step.
@@ -154,7 +208,7 @@ mod tests {
 
     fn run(routes: &Routes, method: &str, path: &str, query: Option<&str>, body: &str) -> Result<Value, ArgsError> {
         let Resolution::Found(route, params) = routes.resolve(method, path) else { panic!("no route") };
-        assemble(route, &schema(), params, query, body.as_bytes())
+        assemble(route, params, query, body.as_bytes())
     }
 
     #[test]

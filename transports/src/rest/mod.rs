@@ -15,10 +15,9 @@ use crate::http::body::{self, HttpResponse};
 use routes::Resolution;
 
 pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
-    let method = req.method().as_str().to_owned();
-    let path = req.uri().path().to_owned();
-    let query = req.uri().query().map(str::to_owned);
-    let (route, params) = match cx.routes.resolve(&method, &path) {
+    let (head, body) = req.into_parts();
+    let (method, path) = (head.method.as_str(), head.uri.path());
+    let (route, params) = match cx.routes.resolve(method, path) {
         Resolution::Found(route, params) => (route, params),
         Resolution::NotFound => return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}")),
         Resolution::WrongMethod(methods) => {
@@ -30,19 +29,19 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
             return r;
         }
     };
-    let bytes = match body::read_limited(req.into_body(), cx.options.max_body_bytes).await {
+    let bytes = match body::read_limited(body, cx.options.max_body_bytes).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
     let Some(entry) = cx.server.table().get(&route.tool) else {
         return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}"));
     };
-    let args = match args::assemble(route, &entry.descriptor.input_schema, params, query.as_deref(), &bytes) {
+    let args = match args::assemble(route, params, head.uri.query(), &bytes) {
         Ok(args) => args,
         Err(e) => return body::error(StatusCode::BAD_REQUEST, e.0),
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
-    match cx.server.call_tool(Cx::detached(&cx.server), &route.tool, Some(args)).await {
+    match entry.call(Cx::detached(&cx.server), Some(args)).await {
         Ok(Ok(Output::Json(value))) => body::json(status, &value),
         Ok(Ok(Output::Content(content))) => body::json(status, &serde_json::json!(content)),
         Ok(Err(failure)) => {

@@ -4,10 +4,14 @@ use std::collections::BTreeMap;
 
 use tooltable::{RestRoute, ToolDescriptor};
 
-/// One route: the tool it calls and its path split into segments.
+use super::args::ParamTypes;
+
+/// One route: the tool it calls, its path split into segments, and how its arguments given as
+/// text convert.
 pub struct Route {
     pub tool: String,
     pub rest: RestRoute,
+    pub param_types: ParamTypes,
     segments: Vec<Segment>,
 }
 
@@ -38,7 +42,7 @@ impl Routes {
                         None => Segment::Literal(seg.to_owned()),
                     })
                     .collect();
-                Some(Route { tool: d.name.clone(), rest, segments })
+                Some(Route { tool: d.name.clone(), rest, param_types: ParamTypes::of(&d.input_schema), segments })
             })
             .collect();
         Routes(routes)
@@ -52,17 +56,18 @@ impl Routes {
     /// `/models/{id}` whatever the declaration order.
     pub fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {
         let parts: Vec<&str> = split(path).collect();
-        let mut matching: Vec<(&Route, BTreeMap<String, String>)> =
-            self.0.iter().filter_map(|r| r.match_path(&parts).map(|p| (r, p))).collect();
-        matching.sort_by_key(|(r, _)| r.param_count());
-        if let Some(i) = matching.iter().position(|(r, _)| r.rest.method == method) {
-            let (route, params) = matching.swap_remove(i);
-            return Resolution::Found(route, params);
+        let matching = || self.0.iter().filter(|r| r.matches(&parts));
+        if let Some(route) = matching().filter(|r| r.rest.method == method).min_by_key(|r| r.param_count()) {
+            // A parameter that is not UTF-8 once decoded matches nothing.
+            return match route.params(&parts) {
+                Some(params) => Resolution::Found(route, params),
+                None => Resolution::NotFound,
+            };
         }
-        if matching.is_empty() {
+        let mut methods: Vec<&str> = matching().map(|r| r.rest.method.as_str()).collect();
+        if methods.is_empty() {
             return Resolution::NotFound;
         }
-        let mut methods: Vec<&str> = matching.iter().map(|(r, _)| r.rest.method.as_str()).collect();
         methods.sort_unstable();
         methods.dedup();
         Resolution::WrongMethod(methods)
@@ -74,19 +79,20 @@ impl Route {
         self.segments.iter().filter(|s| matches!(s, Segment::Param(_))).count()
     }
 
-    fn match_path(&self, parts: &[&str]) -> Option<BTreeMap<String, String>> {
-        if parts.len() != self.segments.len() {
-            return None;
-        }
+    /// Whether the literal segments match: the parameters are read only for the route chosen.
+    fn matches(&self, parts: &[&str]) -> bool {
+        parts.len() == self.segments.len()
+            && self.segments.iter().zip(parts).all(|(seg, part)| match seg {
+                Segment::Literal(l) => l == part,
+                Segment::Param(_) => true,
+            })
+    }
+
+    fn params(&self, parts: &[&str]) -> Option<BTreeMap<String, String>> {
         let mut params = BTreeMap::new();
         for (seg, part) in self.segments.iter().zip(parts) {
-            match seg {
-                Segment::Literal(l) if l == part => {}
-                Segment::Literal(_) => return None,
-                Segment::Param(name) => {
-                    let value = percent_decode(part)?;
-                    params.insert(name.clone(), value);
-                }
+            if let Segment::Param(name) = seg {
+                params.insert(name.clone(), percent_decode(part)?);
             }
         }
         Some(params)

@@ -18,11 +18,22 @@ pub mod code {
 }
 
 /// A request id: an integer or a string (null and fractions are refused).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(i64),
     String(String),
+}
+
+impl RequestId {
+    /// The id a JSON value stands for: an integer or a string; `None` for anything else.
+    pub fn from_json(value: Value) -> Option<RequestId> {
+        match value {
+            Value::Number(n) => n.as_i64().map(RequestId::Number),
+            Value::String(s) => Some(RequestId::String(s)),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for RequestId {
@@ -134,9 +145,9 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     };
     let id = match env.id {
         None => None,
-        Some(v) => match serde_json::from_value::<RequestId>(v) {
-            Ok(id) => Some(id),
-            Err(_) => return fail(None, RpcError::invalid_request("the id must be a string or an integer")),
+        Some(v) => match RequestId::from_json(v) {
+            Some(id) => Some(id),
+            None => return fail(None, RpcError::invalid_request("the id must be a string or an integer")),
         },
     };
     if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
@@ -170,7 +181,7 @@ fn too_deep(bytes: &[u8], e: &serde_json::Error) -> DecodeError {
     let Ok(shallow) = serde_json::from_slice::<ShallowEnvelope>(bytes) else {
         return DecodeError { id: None, error: parse_error(e), too_deep_arguments: false };
     };
-    let id = shallow.id.and_then(|v| serde_json::from_value::<RequestId>(v).ok());
+    let id = shallow.id.and_then(RequestId::from_json);
     let too_deep_arguments =
         id.is_some() && shallow.method.as_deref() == Some("tools/call") && shallow.params.is_some();
     let error = RpcError::invalid_params(format!("the message nests deeper than {MAX_DEPTH} levels"));

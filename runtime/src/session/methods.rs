@@ -79,7 +79,7 @@ fn tools_list<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Optio
 fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, mut params: Option<Value>) {
     let name = match str_param(&params, "name") {
         Ok(name) => name.to_owned(),
-        Err(e) => return session.reply(id, Err(e)),
+        Err(e) => return session.refuse(id, e),
     };
     // Taken, not cloned: the arguments can be large and are read only by the call.
     let args = params.as_mut().and_then(Value::as_object_mut).and_then(|p| p.remove("arguments"));
@@ -102,7 +102,7 @@ fn set_level<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option
 fn resources_read<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
     let uri = match str_param(&params, "uri") {
         Ok(uri) => uri.to_owned(),
-        Err(e) => return session.reply(id, Err(e)),
+        Err(e) => return session.refuse(id, e),
     };
     let server = session.server.clone();
     session.spawn(id, &params, move |cx| async move {
@@ -132,13 +132,13 @@ fn subscription<S: Send + Sync + 'static>(
 fn prompts_get<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
     let name = match str_param(&params, "name") {
         Ok(name) => name.to_owned(),
-        Err(e) => return session.reply(id, Err(e)),
+        Err(e) => return session.refuse(id, e),
     };
     let args: PromptArgs = match params.as_ref().and_then(|p| p.get("arguments")) {
         None | Some(Value::Null) => PromptArgs::new(),
         Some(v) => match serde_json::from_value(v.clone()) {
             Ok(args) => args,
-            Err(_) => return session.reply(id, Err(RpcError::invalid_params("prompt arguments must be strings"))),
+            Err(_) => return session.refuse(id, RpcError::invalid_params("prompt arguments must be strings")),
         },
     };
     let server = session.server.clone();
@@ -151,7 +151,7 @@ fn prompts_get<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: Requ
 fn complete<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
     let Some(req) = params.as_ref().and_then(CompletionRequest::from_params) else {
         let e = RpcError::invalid_params("completion/complete needs ref {type, name|uri} and argument {name, value}");
-        return session.reply(id, Err(e));
+        return session.refuse(id, e);
     };
     let server = session.server.clone();
     session.spawn(id, &params, move |cx| async move {

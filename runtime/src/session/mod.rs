@@ -7,7 +7,7 @@ mod methods;
 mod paginate;
 mod shape;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -102,8 +102,9 @@ pub(crate) struct SessionCore<S> {
     server: Server<S>,
     out: Box<dyn Outbox>,
     state: Mutex<SessionState>,
-    in_flight: Mutex<HashMap<RequestId, InFlight<S>>>,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
+    // Ordered maps: a handful of entries, keyed by small ids, need no hashing.
+    in_flight: Mutex<BTreeMap<RequestId, InFlight<S>>>,
+    pending: Mutex<BTreeMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
     next_request: AtomicI64,
     /// Signalled when the last running call finishes.
     idle: tokio::sync::Notify,
@@ -139,8 +140,8 @@ impl<S: Send + Sync + 'static> Session<S> {
                 log_level: LogLevel::Info,
                 subscriptions: HashSet::new(),
             }),
-            in_flight: Mutex::new(HashMap::new()),
-            pending: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(BTreeMap::new()),
+            pending: Mutex::new(BTreeMap::new()),
             next_request: AtomicI64::new(1),
             idle: tokio::sync::Notify::new(),
         });
@@ -244,12 +245,17 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         self.out.send(Outgoing { json, route });
     }
 
-    fn reply(&self, id: RequestId, result: Result<Value, RpcError>) {
+    fn reply<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>) {
         let json = match &result {
             Ok(v) => jsonrpc::result(&id, v),
             Err(e) => jsonrpc::error(Some(&id), e),
         };
         self.send(json, Route::Reply(id));
+    }
+
+    /// Answers a request with a JSON-RPC error.
+    fn refuse(&self, id: RequestId, error: RpcError) {
+        self.reply::<()>(id, Err(error));
     }
 
     pub(crate) fn close_stream(&self, id: &RequestId) {
@@ -302,7 +308,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         if !matches!(method, "initialize" | "ping") && !self.is_initialized() {
             let e =
                 RpcError::invalid_request(format!("{method}: the session is not initialized; send initialize first"));
-            return self.reply(id, Err(e));
+            return self.refuse(id, e);
         }
         methods::dispatch(self, id, method, params);
     }
@@ -312,7 +318,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             "notifications/initialized" => lifecycle::initialized(self),
             "notifications/cancelled" => {
                 if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")).cloned()
-                    && let Ok(id) = serde_json::from_value::<RequestId>(id)
+                    && let Some(id) = RequestId::from_json(id)
                 {
                     self.cancel(&id);
                 }
@@ -331,10 +337,11 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     /// Runs `work` as a task; its answer is sent unless the request is cancelled first.
-    fn spawn<F, Fut>(self: &Arc<Self>, id: RequestId, params: &Option<Value>, work: F)
+    fn spawn<F, Fut, T>(self: &Arc<Self>, id: RequestId, params: &Option<Value>, work: F)
     where
         F: FnOnce(Cx<S>) -> Fut,
-        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+        Fut: Future<Output = Result<T, RpcError>> + Send + 'static,
+        T: Serialize + Send + 'static,
     {
         let progress_token = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")).cloned();
         let scope = Arc::new(CallScope {
@@ -364,7 +371,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         }
     }
 
-    fn finish(&self, id: RequestId, result: Result<Value, RpcError>) {
+    fn finish<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>) {
         let mut in_flight = lock(&self.in_flight);
         if in_flight.remove(&id).is_some() {
             // Sent under the lock, so no progress for this request can follow the response.
@@ -387,7 +394,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     fn close(&self) {
-        for (_, call) in lock(&self.in_flight).drain() {
+        for (_, call) in std::mem::take(&mut *lock(&self.in_flight)) {
             call.stop();
         }
         lock(&self.pending).clear();
@@ -412,7 +419,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 }
 
-fn panicked(message: String) -> Result<Value, RpcError> {
+fn panicked<T>(message: String) -> Result<T, RpcError> {
     Err(RpcError::internal(format!("the handler panicked: {message}")))
 }
 

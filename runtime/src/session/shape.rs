@@ -2,15 +2,42 @@
 //! `structuredContent` when the value is an object, `isError` for tool failures, and the
 //! result-size guard.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Value, json};
 
+use crate::content::Content;
 use crate::outcome::{Outcome, Output};
 
+/// A `tools/call` result, serialized as it stands: no intermediate JSON value is built.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ToolResult {
+    content: Blocks,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: Option<Value>,
+    is_error: bool,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Blocks {
+    /// The pretty-printed JSON of the value, as one text block.
+    Text([TextBlock; 1]),
+    /// The operation's own content blocks.
+    Content(Content),
+}
+
+#[derive(Serialize)]
+struct TextBlock {
+    r#type: &'static str,
+    text: String,
+}
+
 /// Shapes one outcome. `structured` is false for revisions before 2025-06-18.
-pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> Value {
+pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> ToolResult {
     let (value, is_error) = match outcome {
         Ok(Output::Content(content)) => {
-            return json!({ "content": content, "isError": false });
+            return ToolResult { content: Blocks::Content(content), structured_content: None, is_error: false };
         }
         Ok(Output::Json(v)) => (v, false),
         Err(failure) => (failure.body, true),
@@ -19,25 +46,20 @@ pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> V
     if text.len() > limit {
         let chars = text.chars().count();
         if chars > limit {
-            return json_result(too_large(chars, limit), true, structured);
+            let value = too_large(chars, limit);
+            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            return with_text(text, value, true, structured);
         }
     }
     with_text(text, value, is_error, structured)
 }
 
-fn json_result(value: Value, is_error: bool, structured: bool) -> Value {
-    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    with_text(text, value, is_error, structured)
-}
-
-fn with_text(text: String, value: Value, is_error: bool, structured: bool) -> Value {
-    let mut result = Map::new();
-    result.insert("content".into(), json!([{ "type": "text", "text": text }]));
-    if structured && value.is_object() {
-        result.insert("structuredContent".into(), value);
+fn with_text(text: String, value: Value, is_error: bool, structured: bool) -> ToolResult {
+    ToolResult {
+        content: Blocks::Text([TextBlock { r#type: "text", text }]),
+        structured_content: (structured && value.is_object()).then_some(value),
+        is_error,
     }
-    result.insert("isError".into(), json!(is_error));
-    Value::Object(result)
 }
 
 fn too_large(chars: usize, limit: usize) -> Value {
@@ -53,6 +75,10 @@ fn too_large(chars: usize, limit: usize) -> Value {
 mod tests {
     use super::*;
     use crate::outcome::{ErrorKind, Failure};
+
+    fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> Value {
+        serde_json::to_value(super::tool_result(outcome, limit, structured)).unwrap()
+    }
 
     #[test]
     fn objects_get_structured_content_and_scalars_do_not() {

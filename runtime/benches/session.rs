@@ -1,0 +1,71 @@
+//! What the protocol engine costs per message, in process, with no transport: the session
+//! takes the exact line the stdio benchmark sends and hands its answer to an outbox that only
+//! counts bytes. This is the part of a round trip a transport cannot hide.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tooltable::{Error, Outbox, Outgoing, Server, Session, operation, table};
+
+#[derive(Deserialize, JsonSchema)]
+struct AddNumbers {
+    a: f64,
+    b: f64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: f64,
+}
+
+/// Adds two numbers.
+#[operation(read_only)]
+async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
+    Ok(Sum { sum: args.a + args.b })
+}
+
+struct Counting(Arc<AtomicUsize>);
+
+impl Outbox for Counting {
+    fn send(&self, message: Outgoing) {
+        self.0.fetch_add(message.json.len(), Ordering::Relaxed);
+    }
+}
+
+const CALLS: usize = 200_000;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let _in_runtime = runtime.enter();
+    let server = Server::builder(()).operations(table![add_numbers]).build().expect("the table builds");
+    let written = Arc::new(AtomicUsize::new(0));
+    let session = Session::new(&server, Counting(Arc::clone(&written)));
+    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    let call = |id: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":1,"b":2}}}}}}"#
+        )
+    };
+    let lines: Vec<String> = (1..=CALLS).map(call).collect();
+    let pings: Vec<String> =
+        (1..=CALLS).map(|id| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).collect();
+    let time = |what: &str, lines: &[String], f: &dyn Fn(&[u8])| {
+        let start = Instant::now();
+        for line in lines {
+            f(black_box(line.as_bytes()));
+        }
+        let ns = start.elapsed().as_nanos() as f64 / lines.len() as f64;
+        println!("{what:<44} {ns:>8.0} ns per message");
+    };
+    println!("in process, {CALLS} messages each, one session, answers counted and dropped:");
+    time("decode a tools/call line (jsonrpc::decode)", &lines, &|l| drop(black_box(tooltable::jsonrpc::decode(l))));
+    time("ping: decode, answer", &pings, &|l| session.handle_bytes(l));
+    time("tools/call add_numbers: decode ... answer", &lines, &|l| session.handle_bytes(l));
+    assert!(written.load(Ordering::Relaxed) > 0);
+}

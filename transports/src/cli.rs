@@ -32,6 +32,9 @@ enum Command {
         /// The longest message line accepted, in bytes.
         #[arg(long, default_value_t = StdioOptions::default().max_line_bytes)]
         max_line_bytes: usize,
+        /// Bytes of answers the client has not read yet past which stdin is no longer read.
+        #[arg(long, default_value_t = StdioOptions::default().max_unread_output)]
+        max_unread_output: usize,
     },
     /// Call one tool in process and print its result as JSON (exit 1 on a tool error).
     Call {
@@ -125,16 +128,18 @@ where
     match cli.command {
         // stdin is read on this thread, the one the client started, and most calls are answered
         // there; the runtime's one worker runs the calls that wait.
-        Command::Mcp { max_line_bytes } => with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
-            let options = StdioOptions { max_line_bytes, ..StdioOptions::default() };
-            match serve_stdio(&server, &options, rt.handle()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: stdio: {e}");
-                    ExitCode::FAILURE
+        Command::Mcp { max_line_bytes, max_unread_output } => {
+            with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
+                let options = StdioOptions { max_line_bytes, max_unread_output, ..StdioOptions::default() };
+                match serve_stdio(&server, &options, rt.handle()) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("error: stdio: {e}");
+                        ExitCode::FAILURE
+                    }
                 }
-            }
-        }),
+            })
+        }
         Command::Serve(args) => {
             with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, args.options())))
         }

@@ -24,13 +24,21 @@ use output::LineSink;
 pub struct StdioOptions {
     /// The longest line accepted, in bytes; a longer one is answered with an error and skipped.
     pub max_line_bytes: usize,
+    /// How many bytes of answers may wait for the client to read them before stdin is no longer
+    /// read: past it the server waits for the client to catch up, so a client that writes and
+    /// never reads cannot grow the server's memory without end.
+    pub max_unread_output: usize,
     /// At end of input, how long calls still running may take to answer before they are aborted.
     pub drain: Duration,
 }
 
 impl Default for StdioOptions {
     fn default() -> Self {
-        StdioOptions { max_line_bytes: 32 * 1024 * 1024, drain: Duration::from_secs(10) }
+        StdioOptions {
+            max_line_bytes: 32 * 1024 * 1024,
+            max_unread_output: 64 * 1024 * 1024,
+            drain: Duration::from_secs(10),
+        }
     }
 }
 
@@ -49,7 +57,7 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
     let read = {
         let _spawn_here = runtime.enter();
         let input = BufReader::with_capacity(64 * 1024, fd::BlockingReader(0));
-        read_lines(&session, input, options.max_line_bytes)
+        read_lines(&session, input, options, &output)
     };
     runtime.block_on(session.drain(options.drain));
     drop(session);
@@ -60,11 +68,15 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
 fn read_lines<S: Send + Sync + 'static>(
     session: &Session<S>,
     input: impl std::io::BufRead,
-    max_line_bytes: usize,
+    options: &StdioOptions,
+    output: &LineSink,
 ) -> std::io::Result<()> {
+    let max_line_bytes = options.max_line_bytes;
     let mut reader = LineReader::new(input, max_line_bytes);
     let mut first = true;
-    while let Some(line) = reader.next()? {
+    loop {
+        output.wait_for_room(options.max_unread_output);
+        let Some(line) = reader.next()? else { break };
         match line {
             Line::Message(mut bytes) => {
                 if std::mem::take(&mut first) {

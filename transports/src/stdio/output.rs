@@ -1,9 +1,12 @@
 //! Standard output as a session's outbox: each message is written by the thread that makes it,
 //! at once, one `write` per line, and never blocks. What the pipe cannot take yet waits in a
-//! backlog that a flusher thread writes out, in order, as the client reads.
+//! backlog that a flusher thread writes out, in order, as the client reads; the reader of stdin
+//! waits while the backlog is over its bound, so a client that never reads cannot make it grow
+//! without end.
 
 use std::io;
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -20,6 +23,8 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when the backlog grows or shrinks, or the sink closes.
     changed: Condvar,
+    /// The backlog's length, readable without the lock.
+    unread: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -38,10 +43,22 @@ impl LineSink {
             out: NonBlocking::set(fd)?,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
+            unread: AtomicUsize::new(0),
         });
         let flusher = Arc::clone(&shared);
         std::thread::Builder::new().name("stdout-flusher".into()).spawn(move || flusher.flush_backlog())?;
         Ok(LineSink(shared))
+    }
+
+    /// Returns once at most `bound` bytes wait for the client to read them (or writing failed).
+    pub fn wait_for_room(&self, bound: usize) {
+        if self.0.unread.load(Ordering::Acquire) <= bound {
+            return;
+        }
+        let mut state = self.0.lock();
+        while state.backlog.len() > bound && state.error.is_none() && !state.closed {
+            state = self.0.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
     }
 
     /// Stops taking messages, waits up to `grace` for the backlog to be read, and reports the
@@ -56,6 +73,7 @@ impl LineSink {
             if left.is_zero() {
                 let unread = state.backlog.len();
                 state.backlog.clear();
+                self.0.unread.store(0, Ordering::Release);
                 self.0.changed.notify_all();
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
@@ -82,12 +100,14 @@ impl Outbox for LineSink {
         }
         if !state.backlog.is_empty() {
             // Behind a backlog: the flusher writes it, keeping the order.
-            return state.backlog.extend_from_slice(&line);
+            state.backlog.extend_from_slice(&line);
+            return self.0.unread.store(state.backlog.len(), Ordering::Release);
         }
         match write_now(self.0.out.fd(), &line) {
             Ok(n) if n == line.len() => {}
             Ok(n) => {
                 state.backlog.extend_from_slice(&line[n..]);
+                self.0.unread.store(state.backlog.len(), Ordering::Release);
                 self.0.changed.notify_all();
             }
             Err(e) => state.error = Some(e),
@@ -119,6 +139,7 @@ impl Shared {
                 Ok(n) => drop(state.backlog.drain(..n)),
                 Err(e) => state.error = Some(e),
             }
+            self.unread.store(state.backlog.len(), Ordering::Release);
             self.changed.notify_all();
         }
     }

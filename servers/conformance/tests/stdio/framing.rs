@@ -51,16 +51,18 @@ fn messages_never_contain_raw_newlines() {
     assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains('\n'));
 }
 
-/// A client that writes everything before it reads anything: the server must keep reading while
-/// its output waits (no deadlock on two full pipes), and every answer arrives, in order.
-#[test]
-fn a_client_that_reads_late_gets_every_answer_in_order() {
-    use std::io::{Read, Write};
+/// Starts the server and a thread that writes `n` pings to it, reading nothing; the channel
+/// says when the writing is done.
+fn write_pings_unread(
+    extra_args: &[&str],
+    n: usize,
+) -> (std::process::Child, std::sync::mpsc::Receiver<std::io::Result<()>>) {
+    use std::io::Write;
     use std::process::{Command, Stdio};
 
-    const PINGS: usize = 30_000; // about 1.3 MB in and 1.1 MB out, far past a pipe's 64 KiB
     let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
         .arg("mcp")
+        .args(extra_args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -70,17 +72,49 @@ fn a_client_that_reads_late_gets_every_answer_in_order() {
     let (written, done) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut input = String::new();
-        for id in 0..PINGS {
+        for id in 0..n {
             input.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"));
         }
         let _ = written.send(stdin.write_all(input.as_bytes()).map(|()| drop(stdin)));
     });
-    let wrote = done.recv_timeout(crate::support::TIMEOUT);
+    (child, done)
+}
+
+/// Reads the rest of the server's output, waits for it to exit, and checks it answered ids
+/// 0..n in order.
+fn assert_every_ping_answered_in_order(mut child: std::process::Child, n: usize) {
+    use std::io::Read;
+
     let mut output = String::new();
     child.stdout.take().unwrap().read_to_string(&mut output).unwrap();
     assert!(child.wait().unwrap().success());
+    let ids: Vec<u64> = output
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, (0..n as u64).collect::<Vec<_>>());
+}
+
+const PINGS: usize = 30_000; // about 1.3 MB in and 1.1 MB out, far past a pipe's 64 KiB
+
+/// A client that writes everything before it reads anything: the server must keep reading while
+/// its output waits (no deadlock on two full pipes), and every answer arrives, in order.
+#[test]
+fn a_client_that_reads_late_gets_every_answer_in_order() {
+    let (child, done) = write_pings_unread(&[], PINGS);
+    let wrote = done.recv_timeout(crate::support::TIMEOUT);
     assert!(matches!(wrote, Ok(Ok(()))), "the server stopped reading while its output waited: {wrote:?}");
-    let ids: Vec<u64> =
-        output.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_u64().unwrap()).collect();
-    assert_eq!(ids, (0..PINGS as u64).collect::<Vec<_>>());
+    assert_every_ping_answered_in_order(child, PINGS);
+}
+
+/// Past `--max-unread-output`, the server stops reading until the client reads: its memory stays
+/// bounded, and nothing is lost once the client catches up.
+#[test]
+fn unread_output_past_the_bound_holds_the_input_back() {
+    let (child, done) = write_pings_unread(&["--max-unread-output", "100000"], PINGS);
+    // Unbounded, the 1.3 MB are taken in a fraction of a second (the test above).
+    let early = done.recv_timeout(std::time::Duration::from_millis(1500));
+    assert!(early.is_err(), "all the input was read while over 100 kB of output waited unread");
+    assert_every_ping_answered_in_order(child, PINGS);
+    assert!(matches!(done.recv_timeout(crate::support::TIMEOUT), Ok(Ok(()))));
 }

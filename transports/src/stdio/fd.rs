@@ -1,6 +1,5 @@
-//! The standard descriptors through plain syscalls: reads that block (a process blocked in
-//! `read()` on a pipe is woken on the writer's own CPU, a wake-up far cheaper than an epoll
-//! reactor's on a virtual machine), and writes that never do.
+//! The standard descriptors through plain syscalls: reads that block (one `read` per message,
+//! where a reactor adds an `epoll_wait`), and writes that never do.
 
 use std::io;
 use std::os::fd::RawFd;

@@ -2,6 +2,7 @@
 //! takes the exact line the stdio benchmark sends and hands its answer to an outbox that only
 //! counts bytes. This is the part of a round trip a transport cannot hide.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,6 +28,32 @@ struct Sum {
 async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
     Ok(Sum { sum: args.a + args.b })
 }
+
+/// The system allocator, counting allocations: each one is a cost per message worth knowing.
+struct CountingAlloc;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 struct Counting(Arc<AtomicUsize>);
 
@@ -56,12 +83,14 @@ fn main() {
     let pings: Vec<String> =
         (1..=CALLS).map(|id| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).collect();
     let time = |what: &str, lines: &[String], f: &dyn Fn(&[u8])| {
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed);
         let start = Instant::now();
         for line in lines {
             f(black_box(line.as_bytes()));
         }
         let ns = start.elapsed().as_nanos() as f64 / lines.len() as f64;
-        println!("{what:<44} {ns:>8.0} ns per message");
+        let allocations = (ALLOCATIONS.load(Ordering::Relaxed) - allocations) as f64 / lines.len() as f64;
+        println!("{what:<44} {ns:>8.0} ns {allocations:>6.1} allocations per message");
     };
     println!("in process, {CALLS} messages each, one session, answers counted and dropped:");
     time("decode a tools/call line (jsonrpc::decode)", &lines, &|l| drop(black_box(tooltable::jsonrpc::decode(l))));

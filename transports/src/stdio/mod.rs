@@ -52,6 +52,13 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
     options: &StdioOptions,
     runtime: &tokio::runtime::Handle,
 ) -> std::io::Result<()> {
+    if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
+        // Its tasks would run only inside its own block_on, which nobody calls while stdin is read.
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "serve_stdio needs a multi-thread runtime: the calls that wait run on its workers",
+        ));
+    }
     let output = LineSink::open(1)?;
     let session = Session::new(server, output.clone());
     let read = {

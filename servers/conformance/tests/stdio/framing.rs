@@ -58,16 +58,8 @@ fn write_pings_unread(
     n: usize,
 ) -> (std::process::Child, std::sync::mpsc::Receiver<std::io::Result<()>>) {
     use std::io::Write;
-    use std::process::{Command, Stdio};
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-        .arg("mcp")
-        .args(extra_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
+    let mut child = crate::support::spawn(extra_args);
     let mut stdin = child.stdin.take().unwrap();
     let (written, done) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -88,10 +80,8 @@ fn assert_every_ping_answered_in_order(mut child: std::process::Child, n: usize)
     let mut output = String::new();
     child.stdout.take().unwrap().read_to_string(&mut output).unwrap();
     assert!(child.wait().unwrap().success());
-    let ids: Vec<u64> = output
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_u64().unwrap())
-        .collect();
+    let ids: Vec<u64> =
+        output.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_u64().unwrap()).collect();
     assert_eq!(ids, (0..n as u64).collect::<Vec<_>>());
 }
 

@@ -16,16 +16,21 @@ pub struct Server {
     lines: Receiver<String>,
 }
 
+/// The real binary serving MCP over stdio, its stdin and stdout piped, stderr dropped.
+pub fn spawn(extra_args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .arg("mcp")
+        .args(extra_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts")
+}
+
 impl Server {
     pub fn start(extra_args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-            .arg("mcp")
-            .args(extra_args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server starts");
+        let mut child = spawn(extra_args);
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = channel();
         std::thread::spawn(move || {

@@ -48,10 +48,6 @@ impl Routes {
         Routes(routes)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Route> {
-        self.0.iter()
-    }
-
     /// Resolves a request. Literal segments win over parameters, so `/models/count` beats
     /// `/models/{id}` whatever the declaration order.
     pub fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {

@@ -2,9 +2,7 @@
 
 use serde_json::{Value, json};
 
-#[path = "support/in_process.rs"]
-mod in_process;
-use in_process::call;
+use crate::support::in_process::call;
 
 fn locations(findings: &Value) -> Vec<String> {
     findings.as_array().unwrap().iter().map(|f| f["location"].as_str().unwrap().to_owned()).collect()

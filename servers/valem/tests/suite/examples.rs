@@ -11,9 +11,7 @@ fn examples_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/valem/examples"))
 }
 
-#[path = "support/in_process.rs"]
-mod in_process;
-use in_process::call;
+use crate::support::in_process::call;
 
 fn examples() -> Option<Vec<(String, Value)>> {
     let entries = std::fs::read_dir(examples_dir()).ok()?;

@@ -1,10 +1,8 @@
 //! The six tools in process: parameters, every error code, the allow-list rules, sort orders.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{call, error_code, server_at};
+use crate::common::{call, error_code, server_at};
 use serde_json::json;
 use tooltable::Server;
 

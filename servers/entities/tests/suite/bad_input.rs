@@ -1,9 +1,7 @@
 //! Hostile or broken repositories: each gives a clear `repository_error`, nothing outside the
 //! root is read, nothing crashes or hangs.
 
-mod common;
-
-use common::{TempRepo, call, ids, simple_definition};
+use crate::common::{TempRepo, call, ids, simple_definition};
 use serde_json::{Value, json};
 
 fn repository_error(repo: &TempRepo, tool: &str, args: Value) -> Value {

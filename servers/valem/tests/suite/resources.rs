@@ -1,8 +1,7 @@
 //! The reading material: every bundled example passes its own tests and validates without a
 //! finding, and every guide and example is served over stdio (an unknown one is -32002).
 
-#[path = "support/mcp_client.rs"]
-mod mcp_client;
+use crate::support::mcp_client;
 
 use std::path::Path;
 

@@ -3,10 +3,8 @@
 //! time limit, whose outcome would depend on the machine's speed). `scripts/jsonata-suite.sh`
 //! runs all of them on a release build.
 
-#[path = "support/jsonata_suite.rs"]
-mod jsonata_suite;
-#[path = "support/mcp_client.rs"]
-mod mcp_client;
+use crate::support::jsonata_suite;
+use crate::support::mcp_client;
 
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,7 @@
 //! The real binary over stdio: the seed's worked example, and bad input that must come back as
 //! a clear `isError` result with the process alive and the model unchanged.
 
-#[path = "support/mcp_client.rs"]
-mod mcp_client;
+use crate::support::mcp_client;
 
 use std::path::Path;
 

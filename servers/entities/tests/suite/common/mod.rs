@@ -1,7 +1,6 @@
 //! A repository in a temporary folder and in-process tool calls against it.
-#![allow(dead_code)] // each test binary uses its own part of this
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use tooltable::{Cx, Output, Server};
@@ -18,11 +17,6 @@ impl TempRepo {
         let dir = tempfile::tempdir().expect("a temporary folder");
         std::fs::create_dir(dir.path().join("entities")).expect("entities/");
         TempRepo { dir }
-    }
-
-    /// The canonical root, as the server reports paths under it.
-    pub fn root(&self) -> PathBuf {
-        self.dir.path().canonicalize().expect("canonical root")
     }
 
     /// Writes a file (its folders created) under the root.

@@ -3,9 +3,7 @@
 
 use serde_json::json;
 
-#[path = "support/in_process.rs"]
-mod in_process;
-use in_process::call;
+use crate::support::in_process::call;
 
 #[test]
 fn meta_flags_effects_history_and_traces() {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 const BIN: &str = env!("CARGO_BIN_EXE_entities");
 
 fn capture() -> Value {
-    serde_json::from_str(include_str!("fixtures/seed-session.json")).expect("the capture is JSON")
+    serde_json::from_str(include_str!("../fixtures/seed-session.json")).expect("the capture is JSON")
 }
 
 fn example_root() -> String {

@@ -3,9 +3,7 @@
 
 use serde_json::{Value, json};
 
-#[path = "support/in_process.rs"]
-mod in_process;
-use in_process::call;
+use crate::support::in_process::call;
 
 fn nested(depth: usize) -> Value {
     // Moved into a map by hand: `json!` would copy the value at every level.

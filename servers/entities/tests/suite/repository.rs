@@ -1,9 +1,7 @@
 //! The repository's features through the tools: inheritance, identifiers, validation, external
 //! roots, reload, and a broken file spoiling only its own entity.
 
-mod common;
-
-use common::{TempRepo, call, error_code, ids, simple_definition};
+use crate::common::{TempRepo, call, error_code, ids, server_at, simple_definition};
 use serde_json::json;
 
 fn inheritance_repo() -> TempRepo {
@@ -195,12 +193,12 @@ fn external_roots_are_configured_and_read_only() {
     std::fs::write(repo_dir.join("entities/Tag.yaml"), "Fields:\n  id: {}\nInclude:\n  - ../shared/tags/*.yaml\n")
         .unwrap();
     // Not configured: the include leaves the root.
-    let s = common::server_at(&repo_dir, None);
+    let s = server_at(&repo_dir, None);
     let body = call(&s, "files_list", json!({})).unwrap_err();
     assert_eq!(body["error"], "repository_error");
     assert_eq!(body["file"], "entities/Tag.yaml");
     std::fs::write(repo_dir.join("repository.yaml"), "ExternalRoots:\n  - ../shared\n").unwrap();
-    let s = common::server_at(&repo_dir, None);
+    let s = server_at(&repo_dir, None);
     assert_eq!(
         call(&s, "files_list", json!({})).unwrap(),
         json!({ "files": [{ "type": "Tag", "file": "../shared/tags/news.yaml" }] })
@@ -262,7 +260,7 @@ fn a_broken_file_spoils_only_its_entity() {
 #[test]
 fn a_missing_definitions_folder_is_a_repository_error() {
     let dir = tempfile::tempdir().unwrap();
-    let s = common::server_at(dir.path(), None);
+    let s = server_at(dir.path(), None);
     assert_eq!(error_code(&s, "entity_list", json!({})), "repository_error");
     std::fs::create_dir(dir.path().join("entities")).unwrap();
     assert_eq!(call(&s, "entity_list", json!({})).unwrap(), json!({ "entities": [] }));

@@ -1,0 +1,10 @@
+//! The entity repository's integration tests, one module per concern, in one binary: one link
+//! instead of four, and `common` compiled once. The golden session keeps its own binary
+//! (`--test golden`, as in every server) so that blessing it runs nothing else.
+
+mod common;
+
+mod bad_input;
+mod repository;
+mod rest_routes;
+mod tools;

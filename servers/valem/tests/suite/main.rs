@@ -1,0 +1,15 @@
+//! valem's integration tests, one module per concern, in one binary: one link instead of eight,
+//! and the support modules compiled once. The golden session keeps its own binary (`--test golden`,
+//! as in every server) so that blessing it runs nothing else.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod authoring;
+mod cycle;
+mod examples;
+mod inprocess;
+mod journal;
+mod jsonata_suite;
+mod resources;
+mod stdio;

@@ -343,7 +343,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         Fut: Future<Output = Result<T, RpcError>> + Send + 'static,
         T: Serialize + Send + 'static,
     {
-        let progress_token = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")).cloned();
+        // Not `Value::pointer`, which allocates a string per token on every call.
+        let progress_token = params.as_ref().and_then(|p| p.get("_meta")?.get("progressToken")).cloned();
         let scope = Arc::new(CallScope {
             session: Arc::clone(self),
             request_id: id.clone(),

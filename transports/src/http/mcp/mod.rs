@@ -76,7 +76,8 @@ fn session<S: Send + Sync + 'static>(
 }
 
 async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
-    let headers = req.headers().clone();
+    let (head, incoming) = req.into_parts();
+    let headers = head.headers;
     let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
     let streamable = accepts(&headers, "text/event-stream");
     if !json_ok && !streamable {
@@ -89,7 +90,7 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
     if !is_json {
         return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be application/json");
     }
-    let bytes = match body::read_limited(req.into_body(), cx.options.max_body_bytes).await {
+    let bytes = match body::read_limited(incoming, cx.options.max_body_bytes).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };

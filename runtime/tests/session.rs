@@ -1,5 +1,6 @@
 //! The transport-independent session: messages in through `handle_bytes`, messages out on a channel.
 
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -136,4 +137,59 @@ async fn closing_the_session_fails_a_call_waiting_on_the_client() {
     p.session.drain(Duration::from_secs(2)).await;
     let r = p.response(1).await;
     assert!(r["result"]["structuredContent"]["error"].as_str().unwrap().contains("closed"), "{r}");
+}
+
+/// How far `hold` has got: 1 once it runs, 2 once the test lets it go on.
+static HOLD_STEP: AtomicU8 = AtomicU8::new(0);
+static HOLD_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct SetOnDrop;
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        HOLD_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits in its first run until the test has cancelled it, then never finishes.
+#[operation]
+async fn hold() -> Result<Value, Error> {
+    let _dropped = SetOnDrop;
+    HOLD_STEP.store(1, Ordering::SeqCst);
+    while HOLD_STEP.load(Ordering::SeqCst) != 2 {
+        std::thread::yield_now();
+    }
+    std::future::pending::<()>().await;
+    Ok(json!({}))
+}
+
+#[test]
+fn a_call_cancelled_during_its_first_run_is_dropped_not_started() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let server = Server::builder(()).operations(table![hold]).build().unwrap();
+    let (outbox, mut out) = tokio::sync::mpsc::unbounded_channel();
+    let session = Session::new(&server, outbox);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    std::thread::scope(|s| {
+        // Over HTTP the call and its cancellation arrive on different threads, as here.
+        s.spawn(|| {
+            let _in_runtime = runtime.enter();
+            session.handle_bytes(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}"#);
+        });
+        while HOLD_STEP.load(Ordering::SeqCst) != 1 {
+            std::thread::yield_now();
+        }
+        session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+        HOLD_STEP.store(2, Ordering::SeqCst);
+    });
+    assert!(HOLD_DROPPED.load(Ordering::SeqCst), "the cancelled call lives on in a task nobody can stop");
+    while let Ok(msg) = out.try_recv() {
+        // The cancellation's own signal to the transport carries no message.
+        if matches!(msg.route, Route::Cancelled(_)) {
+            continue;
+        }
+        let msg: Value = serde_json::from_str(&msg.json).unwrap();
+        assert!(msg["id"] != 1 || msg.get("method").is_some(), "a cancelled call was answered: {msg}");
+    }
 }

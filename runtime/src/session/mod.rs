@@ -180,8 +180,10 @@ impl<S: Send + Sync + 'static> Session<S> {
         }
     }
 
-    /// Handles one decoded message. Quick requests are answered before this returns; calls into
-    /// the application run as tasks on the current tokio runtime.
+    /// Handles one decoded message. Quick requests are answered before this returns. A call into
+    /// the application runs on the calling thread until it first has to wait, then as a task on
+    /// the current tokio runtime: a handler that computes for long without awaiting holds up the
+    /// caller (over stdio, the reader of stdin).
     pub fn handle(&self, msg: Incoming) {
         match msg {
             Incoming::Request { id, method, params } => self.0.request(id, &method, params),
@@ -336,7 +338,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         }
     }
 
-    /// Runs `work` as a task; its answer is sent unless the request is cancelled first.
+    /// Runs `work` in place until it first has to wait, then as a task; its answer is sent unless
+    /// the request is cancelled first.
     fn spawn<F, Fut, T>(self: &Arc<Self>, id: RequestId, params: &Option<Value>, work: F)
     where
         F: FnOnce(Cx<S>) -> Fut,
@@ -361,15 +364,18 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         }
         let core = Arc::clone(self);
         let task_id = id.clone();
-        // The lock is held across the spawn so the task cannot finish before it is registered.
+        // Under the lock, a cancel cannot slip in between this check and the registration, and
+        // the task cannot finish before it is registered.
         let mut in_flight = lock(&self.in_flight);
+        let Some(call) = in_flight.get_mut(&id) else {
+            // Cancelled (or the session closed) while it first ran: never started as a task.
+            return;
+        };
         let handle = tokio::spawn(async move {
             let result = fut.await.unwrap_or_else(panicked);
             core.finish(task_id, result);
         });
-        if let Some(call) = in_flight.get_mut(&id) {
-            call.abort = Some(handle.abort_handle());
-        }
+        call.abort = Some(handle.abort_handle());
     }
 
     fn finish<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>) {

@@ -11,11 +11,6 @@ const MAX_VIOLATIONS: usize = 20;
 /// Checks `args` (an object) against the tool's schema and, unless the tool opts out, rejects
 /// argument names the schema does not know, so a misspelt optional argument never passes silently.
 pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure> {
-    let unknown = |known: &Vec<String>| args.as_object().is_some_and(|given| given.keys().any(|k| !known.contains(k)));
-    // The common case, valid arguments, is answered without collecting anything.
-    if !entry.known_args.as_ref().is_some_and(unknown) && entry.validator.is_valid(args) {
-        return Ok(());
-    }
     let mut violations: Vec<Value> = Vec::new();
     if let (Some(known), Some(given)) = (&entry.known_args, args.as_object()) {
         for name in given.keys().filter(|k| !known.contains(k)) {
@@ -31,6 +26,10 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure
             }));
         }
     }
+    // The common case, valid arguments, is answered without collecting the schema's errors.
+    if violations.is_empty() && entry.validator.is_valid(args) {
+        return Ok(());
+    }
     let mut total = violations.len();
     for error in entry.validator.iter_errors(args) {
         total += 1;
@@ -45,11 +44,16 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure
     if violations.is_empty() {
         return Ok(());
     }
-    let mut body = json!({ "error": "Invalid arguments", "violations": violations });
+    let mut failure = invalid(violations);
     if total > MAX_VIOLATIONS {
-        body["omitted"] = json!(total - MAX_VIOLATIONS);
+        failure.body["omitted"] = json!(total - MAX_VIOLATIONS);
     }
-    Err(Failure { kind: ErrorKind::InvalidInput, body })
+    Err(failure)
+}
+
+/// The failure for arguments that break the schema: each violation names path, keyword, message.
+pub(crate) fn invalid(violations: Vec<Value>) -> Failure {
+    Failure { kind: ErrorKind::InvalidInput, body: json!({ "error": "Invalid arguments", "violations": violations }) }
 }
 
 fn pointer_to(name: &str) -> String {

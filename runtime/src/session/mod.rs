@@ -164,12 +164,9 @@ impl<S: Send + Sync + 'static> Session<S> {
         match &e.id {
             Some(id) if e.too_deep_arguments && self.is_initialized() => {
                 let structured = lifecycle::has_structured_output(self.protocol_version());
-                let failure = crate::outcome::Failure {
-                    kind: crate::outcome::ErrorKind::InvalidInput,
-                    body: json!({ "error": "Invalid arguments", "violations": [{
-                        "path": "", "keyword": "maxDepth", "message": e.error.message,
-                    }] }),
-                };
+                let failure = crate::validate::invalid(vec![json!({
+                    "path": "", "keyword": "maxDepth", "message": e.error.message,
+                })]);
                 let result = shape::tool_result(Err(failure), self.0.server.0.config.result_limit, structured);
                 self.0.reply(id.clone(), Ok(result));
             }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::content::Content;
+use crate::content::{Content, ContentBlock};
 use crate::outcome::{Outcome, Output};
 
 /// A `tools/call` result, serialized as it stands: no intermediate JSON value is built.
@@ -22,15 +22,9 @@ pub(super) struct ToolResult {
 #[serde(untagged)]
 enum Blocks {
     /// The pretty-printed JSON of the value, as one text block.
-    Text([TextBlock; 1]),
+    Text([ContentBlock; 1]),
     /// The operation's own content blocks.
     Content(Content),
-}
-
-#[derive(Serialize)]
-struct TextBlock {
-    r#type: &'static str,
-    text: String,
 }
 
 /// Shapes one outcome. `structured` is false for revisions before 2025-06-18.
@@ -56,7 +50,7 @@ pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> T
 
 fn with_text(text: String, value: Value, is_error: bool, structured: bool) -> ToolResult {
     ToolResult {
-        content: Blocks::Text([TextBlock { r#type: "text", text }]),
+        content: Blocks::Text([ContentBlock::text(text)]),
         structured_content: (structured && value.is_object()).then_some(value),
         is_error,
     }

@@ -58,7 +58,7 @@ if [[ $build -eq 1 ]]; then
   cargo build --release --quiet --manifest-path "$repo/Cargo.toml" --target-dir "$repo/target" -p conformance-server
   log "building http-floor and rmcp-http (release) in $bench"
   cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --target-dir "$bench/target" \
-    --bin http-floor --bin rmcp-http
+    --bin http-floor --bin rmcp-http --features rmcp-server/http
 fi
 floor_bin="$bench/target/release/http-floor"
 rmcp_bin="$bench/target/release/rmcp-http"

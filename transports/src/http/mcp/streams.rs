@@ -45,8 +45,9 @@ pub struct Streams {
     live: HashMap<u64, mpsc::UnboundedSender<Bytes>>,
     logs: HashMap<u64, StreamLog>,
     finished: VecDeque<u64>,
-    /// GET-stream events sent while no GET stream was open, delivered when one opens.
-    undelivered: VecDeque<Bytes>,
+    /// GET-stream events from this sequence number on have reached no live GET stream; the next
+    /// plain GET replays them from the log.
+    undelivered_from: u64,
 }
 
 impl Streams {
@@ -62,7 +63,7 @@ impl Streams {
             live: HashMap::new(),
             logs,
             finished: VecDeque::new(),
-            undelivered: VecDeque::new(),
+            undelivered_from: 0,
         }
     }
 
@@ -149,24 +150,14 @@ impl Streams {
             log.events.pop_front();
         }
         log.events.push_back((seq, frame.clone()));
-        match self.live.get(&stream) {
-            Some(tx) => {
-                if let Err(unsent) = tx.send(frame) {
-                    self.live.remove(&stream);
-                    self.hold(stream, unsent.0);
+        if let Some(tx) = self.live.get(&stream) {
+            if tx.send(frame).is_ok() {
+                if stream == GET_STREAM {
+                    self.undelivered_from = seq + 1;
                 }
+            } else {
+                self.live.remove(&stream);
             }
-            None => self.hold(stream, frame),
-        }
-    }
-
-    /// Keeps a GET-stream event no connection took, for the next GET.
-    fn hold(&mut self, stream: u64, frame: Bytes) {
-        if stream == GET_STREAM {
-            if self.undelivered.len() == LOG_EVENTS {
-                self.undelivered.pop_front();
-            }
-            self.undelivered.push_back(frame);
         }
     }
 
@@ -198,12 +189,19 @@ impl Streams {
                 if !log.done {
                     self.live.insert(stream, tx);
                 }
+                if stream == GET_STREAM {
+                    // The client had everything up to `after`; what came after was just replayed.
+                    self.undelivered_from = self.next_seq;
+                }
             }
             None => {
                 self.prime(&tx, GET_STREAM);
-                for frame in self.undelivered.drain(..) {
-                    let _ = tx.send(frame);
+                let log = self.logs.get(&GET_STREAM).map(|log| &log.events);
+                let undelivered = log.into_iter().flatten().filter(|(seq, _)| *seq >= self.undelivered_from);
+                for (_, frame) in undelivered {
+                    let _ = tx.send(frame.clone());
                 }
+                self.undelivered_from = self.next_seq;
                 self.live.insert(GET_STREAM, tx);
             }
         }
@@ -305,6 +303,39 @@ mod tests {
         assert!(frames[1].contains("{\"log\":1}"));
         let mut again = s.attach(None);
         assert_eq!(drain(&mut again).len(), 1, "delivered events are not sent twice");
+    }
+
+    #[test]
+    fn events_replayed_on_resume_are_not_sent_again_by_a_plain_get() {
+        let mut s = Streams::new(500);
+        let first = s.attach(None);
+        drop(first);
+        s.route(msg("{\"log\":1}", Route::Session));
+        s.route(msg("{\"log\":2}", Route::Session));
+        let mut resumed = s.attach(Some("0-0"));
+        let replayed = drain(&mut resumed);
+        assert_eq!(replayed.len(), 2, "both missed events: {replayed:?}");
+        drop(resumed);
+        s.route(msg("{\"log\":3}", Route::Session));
+        let mut plain = s.attach(None);
+        let frames = drain(&mut plain);
+        assert_eq!(frames.len(), 2, "priming, then only the event no stream took: {frames:?}");
+        assert!(frames[1].contains("{\"log\":3}"));
+        for frame in &frames {
+            assert!(!replayed.contains(frame), "sent twice: {frame:?}");
+        }
+    }
+
+    #[test]
+    fn held_get_stream_events_are_bounded_by_the_log() {
+        let mut s = Streams::new(500);
+        for i in 0..=LOG_EVENTS {
+            s.route(msg(&format!("{{\"log\":{i}}}"), Route::Session));
+        }
+        let mut get = s.attach(None);
+        let frames = drain(&mut get);
+        assert_eq!(frames.len(), 1 + LOG_EVENTS, "priming, then the newest held events");
+        assert!(frames[1].contains("{\"log\":1}"), "the oldest was dropped: {}", frames[1]);
     }
 
     #[test]

@@ -27,7 +27,8 @@ use mcp::registry::Registry;
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// Where to listen; loopback unless told otherwise.
+    /// The address the CLI's `serve` binds (loopback unless told otherwise). [`serve`] itself takes
+    /// a bound listener and does not read it.
     pub listen: SocketAddr,
     pub access: AccessPolicy,
     /// The largest request body accepted (413 beyond).

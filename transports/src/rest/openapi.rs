@@ -26,7 +26,7 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
         for (name, schema) in &properties {
             let location = if path_params.contains(&name.as_str()) {
                 "path"
-            } else if has_body && rest.body.as_deref() != Some(name.as_str()) && rest.body.is_none() {
+            } else if has_body && rest.body.is_none() {
                 body_properties.insert(name.clone(), schema.clone());
                 continue;
             } else if rest.body.as_deref() == Some(name.as_str()) {

@@ -154,13 +154,14 @@ async fn exchange<S: Send + Sync + 'static>(
 }
 
 /// A message that did not decode is a 400 with its JSON-RPC error, except a tool call whose
-/// arguments nest too deep, which its session answers as a tool failure.
+/// arguments nest too deep on an initialized session, which the session answers as a tool failure.
 async fn undecodable<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     headers: &HeaderMap,
     e: jsonrpc::DecodeError,
 ) -> HttpResponse {
-    let (Some(id), true, Ok(http)) = (e.id.clone(), e.too_deep_arguments, session(cx, headers)) else {
+    let http = session(cx, headers).ok().filter(|http| http.session.is_initialized());
+    let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
     exchange(&http, &id, false, || http.session.answer_undecodable(&e)).await

@@ -75,9 +75,7 @@ impl Golden {
     /// answer differs. With `GOLDEN_BLESS=1` the stdio answers are written to the file first.
     pub fn check(&self, session: &str) {
         let path = self.path(session);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (a test names a session file that is missing)", path.display()));
-        let file = SessionFile::parse(&text).unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
+        let file = self.load(session).unwrap_or_else(|e| panic!("{e}"));
         let runtime = runtime();
         let file = if std::env::var_os(BLESS).is_some() { self.write_answers(&runtime, &path, &file) } else { file };
         let steps = file.steps();
@@ -99,10 +97,17 @@ impl Golden {
     /// Records a session: runs the file's `→` messages against the server over stdio and writes
     /// what came back as its `←` lines (a script of `→` lines becomes a transcript).
     pub fn record(&self, session: &str) {
+        let file = self.load(session).unwrap_or_else(|e| panic!("{e}"));
+        self.write_answers(&runtime(), &self.path(session), &file);
+    }
+
+    /// A session file, parsed; the error names the file, and the line when it does not parse.
+    fn load(&self, session: &str) -> Result<SessionFile, String> {
         let path = self.path(session);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let file = SessionFile::parse(&text).unwrap_or_else(|e| panic!("{}:{}: {}", path.display(), e.line, e.message));
-        self.write_answers(&runtime(), &path, &file);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!("{}: {e} (a test or a docs page names a session file that is missing)", path.display())
+        })?;
+        SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
     }
 
     fn write_answers(&self, runtime: &tokio::runtime::Runtime, path: &Path, file: &SessionFile) -> SessionFile {
@@ -146,11 +151,7 @@ impl Golden {
         let tools = self.command_json("tools");
         let tools = tools.as_array().cloned().unwrap_or_default();
         let routes = docs::routes_from_openapi(&self.command_json("openapi"));
-        let session = |name: &str| -> Result<SessionFile, String> {
-            let path = self.path(name);
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
-        };
+        let session = |name: &str| self.load(name);
         let sources = docs::Sources { tools: &tools, routes: &routes, session: &session };
         let fresh = docs::regenerate(&text, &sources).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
         (page, text, fresh)
@@ -158,18 +159,20 @@ impl Golden {
 
     /// `bin COMMAND args..` printing JSON (`tools`, `openapi`).
     fn command_json(&self, command: &str) -> Value {
-        let args: Vec<String> = self.args.iter().map(|a| self.fill_arg(a)).collect();
         let out = std::process::Command::new(&self.bin)
             .arg(command)
-            .args(&args)
+            .args(self.server_args())
             .output()
             .unwrap_or_else(|e| panic!("{} {command}: {e}", self.bin));
         assert!(out.status.success(), "{} {command} failed: {}", self.bin, String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{} {command} printed no JSON: {e}", self.bin))
     }
 
-    fn fill_arg(&self, arg: &str) -> String {
-        self.placeholders.fill(&Value::String(arg.to_owned())).as_str().unwrap_or(arg).to_owned()
+    /// The server's arguments, placeholders filled in.
+    fn server_args(&self) -> Vec<String> {
+        let fill =
+            |arg: &String| self.placeholders.fill(&Value::String(arg.clone())).as_str().unwrap_or(arg).to_owned();
+        self.args.iter().map(fill).collect()
     }
 
     /// Every session file in the folder has a test, and every test its file.
@@ -197,7 +200,7 @@ impl Golden {
     }
 
     async fn run(&self, transport: Transport, steps: &[Step]) -> Vec<Vec<Value>> {
-        let args: Vec<String> = self.args.iter().map(|a| self.fill_arg(a)).collect();
+        let args = self.server_args();
         let fail = |e: &dyn std::fmt::Display| -> ! { panic!("{} over {transport:?}: {e}", self.bin) };
         let (mut client, _server) = match transport {
             Transport::Stdio => (Client::Stdio(process::stdio(&self.bin, &args).unwrap_or_else(|e| fail(&e))), None),

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, is_response_to, request_id};
 use crate::placeholders::Placeholders;
 use crate::session::Step;
 
@@ -28,8 +28,8 @@ pub async fn run(
         client.send(&placeholders.fill(&step.sent)).await?;
         let expected = step.received.len();
         let mut got = Vec::new();
-        let request_id = step.sent.get("method").and(step.sent.get("id"));
-        if let Some(id) = request_id {
+        let awaited = request_id(&step.sent);
+        if let Some(id) = awaited {
             // Until the answer, or a question to the client, which the file answers next.
             while !answered(&got, id) && !asked(&got) {
                 let msg = client.recv(ANSWER).await.ok_or_else(|| {
@@ -40,7 +40,7 @@ pub async fn run(
         }
         // What the file expects beyond the answer may still be on its way (over HTTP,
         // notifications travel on another stream).
-        let wait = if request_id.is_some() { STRAGGLERS } else { ANSWER };
+        let wait = if awaited.is_some() { STRAGGLERS } else { ANSWER };
         while got.len() < expected {
             match client.recv(wait).await {
                 Some(msg) => got.push(placeholders.normalize(&msg)),
@@ -48,7 +48,7 @@ pub async fn run(
             }
         }
         // A notification that expects nothing: anything it causes shows within a quiet period.
-        if request_id.is_none() && expected == 0 {
+        if awaited.is_none() && expected == 0 {
             while let Some(msg) = client.recv(QUIET).await {
                 got.push(placeholders.normalize(&msg));
             }
@@ -60,7 +60,7 @@ pub async fn run(
 
 /// Whether the response to `id` is among the messages.
 fn answered(got: &[Value], id: &Value) -> bool {
-    got.iter().any(|m| m.get("method").is_none() && m.get("id") == Some(id))
+    got.iter().any(|m| is_response_to(m, id))
 }
 
 /// Whether the server asked the client something: the session file answers it next.

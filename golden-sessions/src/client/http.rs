@@ -15,8 +15,8 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::ClientError;
 use super::sse::SseParser;
+use super::{ClientError, is_response_to, request_id};
 
 /// Where requests go and the headers the session has earned.
 #[derive(Clone)]
@@ -102,7 +102,7 @@ impl HttpClient {
             return Ok(());
         }
         if is_event_stream(&response) && status.is_success() {
-            let awaited = msg.get("method").and(msg.get("id")).cloned();
+            let awaited = request_id(msg).cloned();
             let reader = read_events(response.into_body(), self.endpoint.clone(), awaited, self.outbox.clone());
             self.readers.push(tokio::spawn(reader));
             return Ok(());
@@ -174,7 +174,7 @@ async fn read_events(
             for data in parser.feed(chunk) {
                 let msg =
                     serde_json::from_str(&data).unwrap_or_else(|e| Value::String(format!("<not JSON: {e}> {data}")));
-                let answered = awaited.is_some() && msg.get("method").is_none() && msg.get("id") == awaited.as_ref();
+                let answered = awaited.as_ref().is_some_and(|id| is_response_to(&msg, id));
                 if outbox.send(msg).is_err() || answered {
                     return;
                 }

@@ -72,7 +72,7 @@ impl Client {
                 .recv(wait)
                 .await
                 .ok_or_else(|| ClientError::Protocol(format!("no response to id {id} within {wait:?}")))?;
-            if msg.get("method").is_none() && msg.get("id") == Some(id) {
+            if is_response_to(&msg, id) {
                 return Ok((before, msg));
             }
             before.push(msg);
@@ -90,4 +90,14 @@ impl Client {
 
 async fn recv(inbox: &mut mpsc::UnboundedReceiver<Value>, wait: Duration) -> Option<Value> {
     tokio::time::timeout(wait, inbox.recv()).await.ok().flatten()
+}
+
+/// The id of a request: a message with a method and an id (`None` for notifications and responses).
+pub(crate) fn request_id(msg: &Value) -> Option<&Value> {
+    msg.get("method").and(msg.get("id"))
+}
+
+/// Whether `msg` is the response to the request with `id`.
+pub(crate) fn is_response_to(msg: &Value, id: &Value) -> bool {
+    msg.get("method").is_none() && msg.get("id") == Some(id)
 }

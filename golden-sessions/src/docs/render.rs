@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::client::is_response_to;
 use crate::session::{Line, SessionFile};
 
 /// `| Tool | Maps to | Required args | Optional |`, one row per tool in listing order. `routes`
@@ -56,11 +57,8 @@ pub fn capture(session: &SessionFile) -> Value {
     let mut examples = Vec::new();
     for step in session.steps() {
         let method = step.sent["method"].as_str().unwrap_or("");
-        let response = step
-            .received
-            .iter()
-            .map(|(_, v)| v)
-            .find(|v| v.get("method").is_none() && v.get("id") == step.sent.get("id"));
+        let response =
+            step.received.iter().map(|(_, v)| v).find(|v| step.sent.get("id").is_some_and(|id| is_response_to(v, id)));
         let Some(result) = response.map(|r| &r["result"]) else { continue };
         match method {
             "initialize" => protocol_version = result["protocolVersion"].clone(),

@@ -79,6 +79,27 @@ pub struct EffectNode {
     pub trigger: Bound,
     pub dedupe_key: Option<Bound>,
     pub status_path: Option<Path>,
+    /// The spec's `payload`, its expressions compiled (null when there is none).
+    pub payload: Payload,
+}
+
+/// A payload made ready to emit: its string values are expressions over the document,
+/// evaluated at emission; one that does not compile gives null, as does one that fails.
+#[derive(Debug)]
+pub enum Payload {
+    Object(Vec<(String, Payload)>),
+    Expr(Option<Expr>),
+    Value(Value),
+}
+
+impl Payload {
+    fn compile(v: &Value) -> Payload {
+        match v {
+            Value::Object(m) => Payload::Object(m.iter().map(|(k, v)| (k.clone(), Payload::compile(v))).collect()),
+            Value::String(text) => Payload::Expr(Expr::compile(text).ok()),
+            other => Payload::Value(other.clone()),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -169,7 +190,7 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
         if !seen.insert(path.clone()) {
             cx.f.error(format!("{at}.path"), format!("{path} is derived twice"));
         }
-        let parent = Path(path.segs()[..path.segs().len() - 1].to_vec());
+        let parent = path.parent().unwrap_or_default();
         if let Some(bound) = cx.bind(&format!("{at}.expr"), &d.expr, &Path::root(), Some(&parent)) {
             derivations.push(DerivationNode { path, lazy: d.evaluation == Evaluation::Lazy, bound });
         }
@@ -189,7 +210,7 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
         if !seen_meta.insert((path.clone(), m.property.clone())) {
             cx.f.error(at.clone(), format!("{path}#{} is computed twice", m.property));
         }
-        let parent = Path(path.segs()[..path.segs().len().saturating_sub(1)].to_vec());
+        let parent = path.parent().unwrap_or_default();
         if let Some(bound) = cx.bind(&format!("{at}.expr"), &m.expr, &Path::root(), Some(&parent)) {
             metas.push(MetaNode { path, property: m.property.clone(), bound });
         }
@@ -233,7 +254,8 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
             e.dedupe_key.as_ref().and_then(|k| cx.bind(&format!("{at}.dedupeKey"), k, &Path::root(), None));
         let status_path = e.status_path.as_ref().and_then(|p| cx.address(&format!("{at}.statusPath"), p));
         if let Some(trigger) = trigger {
-            effects.push(EffectNode { spec: e.clone(), trigger, dedupe_key, status_path });
+            let payload = Payload::compile(e.rest.get("payload").unwrap_or(&Value::Null));
+            effects.push(EffectNode { spec: e.clone(), trigger, dedupe_key, status_path, payload });
         }
     }
 
@@ -347,19 +369,14 @@ fn root_keys(paths: &[Vec<ReadSeg>]) -> Option<Vec<String>> {
         match p.first() {
             Some(ReadSeg::Key(k)) if !roots.contains(k) => roots.push(k.clone()),
             Some(ReadSeg::Key(_)) => {}
-            _ => return None,
+            None => return None,
         }
     }
     Some(roots)
 }
 
 fn segs(read: &[ReadSeg]) -> Vec<Seg> {
-    read.iter()
-        .map(|s| match s {
-            ReadSeg::Key(k) => Seg::Key(k.clone()),
-            ReadSeg::Any => Seg::Any,
-        })
-        .collect()
+    read.iter().map(|ReadSeg::Key(k)| Seg::Key(k.clone())).collect()
 }
 
 /// View ids are unique and `defaultView` names one of them.

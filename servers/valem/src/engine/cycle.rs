@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode};
+use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode, Payload};
 use super::index::RootIndex;
 use super::jsonata::{Env, is_truthy};
 use super::limits;
@@ -30,18 +30,18 @@ const BUSY_STATUSES: &[&str] = &["pending", "in-flight", "in_flight", "running"]
 pub fn run(
     c: &Compiled,
     state: &mut State,
-    writes: &[(Path, Value)],
+    writes: Vec<(Path, Value)>,
     creation: bool,
 ) -> Result<CycleOutcome, CycleError> {
-    check_writes(c, state, writes)?;
+    check_writes(c, state, &writes)?;
     let env = Env::new(&c.spec.constants, c.library.as_ref()).map_err(|e| CycleError::Library(e.0))?;
     let mut run = Cycle { state, env: &env, out: CycleOutcome::default(), changed: Vec::new(), creation };
 
     let before: Vec<Vec<Path>> = c.defaults.iter().map(|d| containers(&d.path, &run.state.doc)).collect();
     for (path, value) in writes {
-        run.state.write(path, value.clone()).map_err(|e| CycleError::Schema(vec![violation(path, "type", e)]))?;
-        run.changed.push(path.clone());
+        run.state.write(&path, value).map_err(|e| CycleError::Schema(vec![violation(&path, "type", e)]))?;
         run.out.mutated_paths.push(path.to_string());
+        run.changed.push(path);
     }
     for (node, before) in c.defaults.iter().zip(before) {
         run.fill_defaults(node, &before);
@@ -121,10 +121,6 @@ fn containers(pattern: &Path, doc: &Value) -> Vec<Path> {
     pattern.expand(doc).into_iter().filter(|p| p.get(doc).is_some_and(Value::is_object)).collect()
 }
 
-fn parent_of(path: &Path) -> Path {
-    Path(path.segs()[..path.segs().len().saturating_sub(1)].to_vec())
-}
-
 struct Cycle<'a> {
     state: &'a mut State,
     env: &'a Env,
@@ -181,10 +177,10 @@ impl Cycle<'_> {
                 continue;
             }
             let null = Value::Null;
-            let this = container.get(&self.state.doc).cloned().unwrap_or(Value::Null);
-            let parent = parent_of(&container);
-            let parent_value = parent.get(&self.state.doc).unwrap_or(&null).clone();
-            let filled = self.env.eval(&node.expr, &self.state.doc, &[("self", &this), ("parent", &parent_value)]);
+            let this = container.get(&self.state.doc).unwrap_or(&null);
+            let parent = container.parent().unwrap_or_default();
+            let parent_value = parent.get(&self.state.doc).unwrap_or(&null);
+            let filled = self.env.eval(&node.expr, &self.state.doc, &[("self", this), ("parent", parent_value)]);
             if let Ok(Some(Value::Object(fill))) = filled {
                 self.deep_fill(&container, fill);
             }
@@ -210,16 +206,11 @@ impl Cycle<'_> {
 
     /// Step 5: a derivation, once per element for a `[*]` path; an error or no value stores null.
     fn derive(&mut self, d: &DerivationNode) {
-        let parent_pattern = parent_of(&d.path);
+        let parent_pattern = d.path.parent().unwrap_or_default();
         let Some(last) = d.path.segs().last().cloned() else { return };
         let targets: Vec<(Path, Path)> = if d.path.has_wildcard() {
             self.state.forget_derived(&d.path);
-            parent_pattern
-                .expand(&self.state.doc)
-                .into_iter()
-                .filter(|p| p.get(&self.state.doc).is_some_and(Value::is_object))
-                .map(|p| (p.child(last.clone()), p))
-                .collect()
+            containers(&parent_pattern, &self.state.doc).into_iter().map(|p| (p.child(last.clone()), p)).collect()
         } else {
             vec![(d.path.clone(), parent_pattern)]
         };
@@ -241,7 +232,7 @@ impl Cycle<'_> {
         let targets: Vec<Path> =
             if m.path.has_wildcard() { m.path.expand(&self.state.doc) } else { vec![m.path.clone()] };
         for target in targets {
-            let result = self.eval(&m.bound, None, &parent_of(&target));
+            let result = self.eval(&m.bound, None, &target.parent().unwrap_or_default());
             self.trace(&target, &m.bound, &result, None);
             self.state.set_meta(&target, &m.property, result.ok().flatten());
         }
@@ -265,7 +256,7 @@ impl Cycle<'_> {
                 .collect()
         };
         for site in sites {
-            let parent = site.as_ref().map(parent_of).unwrap_or_default();
+            let parent = site.as_ref().and_then(Path::parent).unwrap_or_default();
             let result = self.eval(&k.bound, site.as_ref(), &parent);
             let passed = matches!(&result, Ok(v) if is_truthy(v.as_ref()));
             self.trace(&site.unwrap_or_default(), &k.bound, &result, Some(passed));
@@ -313,21 +304,24 @@ impl Cycle<'_> {
         request.insert("executor".into(), json!(e.spec.executor));
         request.insert("dedupeKey".into(), key.unwrap_or(Value::Null));
         for (k, v) in &e.spec.rest {
-            let v = if k == "payload" { self.payload(v) } else { v.clone() };
+            let v = if k == "payload" { self.payload(&e.payload) } else { v.clone() };
             request.insert(k.clone(), v);
         }
         self.out.dispatched_effects.push(Value::Object(request));
     }
 
-    /// A payload's string values are expressions over the document.
-    fn payload(&self, v: &Value) -> Value {
-        match v {
-            Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), self.payload(v))).collect()),
-            Value::String(text) => super::jsonata::Expr::compile(text)
-                .ok()
-                .and_then(|expr| self.env.eval(&expr, &self.state.doc, &[]).ok().flatten())
+    /// A payload's string values are expressions over the document; one that does not compile
+    /// or gives no value is null.
+    fn payload(&self, p: &Payload) -> Value {
+        match p {
+            Payload::Object(fields) => {
+                Value::Object(fields.iter().map(|(k, p)| (k.clone(), self.payload(p))).collect())
+            }
+            Payload::Expr(expr) => expr
+                .as_ref()
+                .and_then(|expr| self.env.eval(expr, &self.state.doc, &[]).ok().flatten())
                 .unwrap_or(Value::Null),
-            other => other.clone(),
+            Payload::Value(v) => v.clone(),
         }
     }
 }

@@ -28,9 +28,4 @@ impl Findings {
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()
     }
-
-    pub fn extend(&mut self, other: Findings) {
-        self.errors.extend(other.errors);
-        self.warnings.extend(other.warnings);
-    }
 }

@@ -90,7 +90,7 @@ impl Model {
 
     pub fn from_compiled(compiled: Arc<Compiled>) -> Result<Model, ModelFailure> {
         let mut state = State::new(schema::seed(&compiled.spec.schema));
-        let outcome = cycle::run(&compiled, &mut state, &[], true).map_err(ModelFailure::Cycle)?;
+        let outcome = cycle::run(&compiled, &mut state, Vec::new(), true).map_err(ModelFailure::Cycle)?;
         // No state before creation is ever rebuilt, so creation keeps no journal.
         state.take_journal();
         let mut model = Model {
@@ -127,7 +127,7 @@ impl Model {
             let path = Path::parse(address).map_err(|e| ModelFailure::BadPath(e.0))?;
             writes.push((path, value.clone()));
         }
-        let result = cycle::run(&self.compiled, &mut self.state, &writes, false);
+        let result = cycle::run(&self.compiled, &mut self.state, writes, false);
         let journal = self.state.take_journal();
         match result {
             Ok(outcome) => {
@@ -177,7 +177,7 @@ impl Model {
             let d = &self.compiled.derivations[i];
             let targets = if d.path.has_wildcard() { d.path.expand(&out) } else { vec![d.path.clone()] };
             for target in targets {
-                let parent = Path(target.segs()[..target.segs().len() - 1].to_vec());
+                let parent = target.parent().unwrap_or_default();
                 let parent_value =
                     d.bound.parent_value(parent.get(&out).unwrap_or(&Value::Null)).map(|v| v.into_owned());
                 let bindings: Vec<(&str, &Value)> = parent_value.iter().map(|v| ("parent", v)).collect();

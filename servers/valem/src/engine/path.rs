@@ -93,6 +93,11 @@ impl Path {
         Path(segs)
     }
 
+    /// The address one step up; `None` at the root.
+    pub fn parent(&self) -> Option<Path> {
+        self.0.split_last().map(|(_, parent)| Path(parent.to_vec()))
+    }
+
     pub fn join(&self, rest: &[Seg]) -> Path {
         let mut segs = self.0.clone();
         segs.extend_from_slice(rest);
@@ -108,15 +113,6 @@ impl Path {
     /// Whether this pattern (which may hold `[*]`) names the concrete address `concrete`.
     pub fn matches(&self, concrete: &Path) -> bool {
         self.0.len() == concrete.0.len() && self.overlaps(concrete)
-    }
-
-    /// The address with every index turned into `[*]`: the pattern a concrete address belongs to.
-    pub fn pattern(&self) -> Path {
-        Path(self.0.iter().map(|s| if let Seg::Index(_) = s { Seg::Any } else { s.clone() }).collect())
-    }
-
-    pub fn starts_with(&self, prefix: &Path) -> bool {
-        self.0.len() >= prefix.0.len() && self.0[..prefix.0.len()] == prefix.0[..]
     }
 
     /// The value at this concrete address.
@@ -168,8 +164,8 @@ impl Path {
 
     /// Removes the value at this concrete address; an array element becomes null, keeping indices.
     pub fn remove(&self, doc: &mut Value) -> Option<Value> {
-        let (last, parent) = self.0.split_last()?;
-        let container = Path(parent.to_vec()).get_mut(doc)?;
+        let last = self.0.last()?;
+        let container = self.parent()?.get_mut(doc)?;
         match (last, container) {
             (Seg::Key(k), Value::Object(m)) => m.shift_remove(k),
             (Seg::Index(i), Value::Array(a)) if *i + 1 == a.len() => a.pop(),

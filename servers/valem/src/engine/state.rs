@@ -78,8 +78,7 @@ impl State {
     /// Removes a value from `doc`; the container it was in is what the journal keeps, so that
     /// its key order comes back too.
     fn remove_doc(&mut self, path: &Path) {
-        let Some((_, parent)) = path.segs().split_last() else { return };
-        let parent = Path(parent.to_vec());
+        let Some(parent) = path.parent() else { return };
         if let Some(container) = parent.get(&self.doc) {
             self.journal.push(Change::Doc(Slot::Was(parent, container.clone())));
             path.remove(&mut self.doc);

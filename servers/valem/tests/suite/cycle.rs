@@ -49,3 +49,20 @@ fn meta_flags_effects_history_and_traces() {
     let state = call(&server, "get_state", json!({ "id": "budget", "paths": ["$.over"], "depth": 1 })).unwrap();
     assert_eq!(state, json!({ "over": true }));
 }
+
+#[test]
+fn payload_expressions_that_do_not_compile_or_fail_give_null() {
+    let server = valem::server().unwrap();
+    let spec = json!({
+        "id": "payloads",
+        "schema": { "type": "object", "properties": { "n": { "type": "number" } } },
+        "effects": [{ "id": "tell", "executor": "caller", "trigger": "n > 0",
+                      "payload": { "twice": "n * 2", "broken": "n +", "unknown": "$nope(n)", "count": 3,
+                                   "nested": { "label": "'n=' & $string(n)", "list": ["n"] } } }]
+    });
+    call(&server, "create_model", json!({ "spec": spec })).unwrap();
+    let r = call(&server, "mutate", json!({ "id": "payloads", "mutations": { "$.n": 2 } })).unwrap();
+    let payload = json!({ "twice": 4, "broken": null, "unknown": null, "count": 3,
+                          "nested": { "label": "n=2", "list": ["n"] } });
+    assert_eq!(r["dispatchedEffects"][0]["payload"], payload);
+}

@@ -8,11 +8,10 @@ use jsonata_core::ast::AstNode;
 
 use super::walk;
 
-/// One step of a read path; `Any` stands for any element or field.
+/// One step of a read path: a field name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ReadSeg {
     Key(String),
-    Any,
 }
 
 /// The reads of one expression. An empty path means the whole input (or the whole `$parent`).
@@ -146,18 +145,8 @@ mod tests {
     fn reads(src: &str) -> (Vec<String>, Vec<String>) {
         let r = of(&jsonata_core::parser::parse(src).unwrap());
         let show = |ps: &Vec<Vec<ReadSeg>>| -> Vec<String> {
-            let mut v: Vec<String> = ps
-                .iter()
-                .map(|p| {
-                    p.iter()
-                        .map(|s| match s {
-                            ReadSeg::Key(k) => k.clone(),
-                            ReadSeg::Any => "*".into(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(".")
-                })
-                .collect();
+            let mut v: Vec<String> =
+                ps.iter().map(|p| p.iter().map(|ReadSeg::Key(k)| k.clone()).collect::<Vec<_>>().join(".")).collect();
             v.sort();
             v
         };

@@ -29,19 +29,20 @@ pub struct Definition {
     pub json_schema: String,
 }
 
+/// `Identifier` as written; a key left out takes its value from the default, which is also the
+/// identifier of an entity (and of all its ancestors) that writes none.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+#[serde(default, deny_unknown_fields, rename_all = "PascalCase")]
 pub struct IdentifierSpec {
-    #[serde(default = "default_identifier_field")]
     pub field: String,
-    #[serde(default)]
     pub generated: bool,
-    #[serde(default)]
     pub pattern: String,
 }
 
-fn default_identifier_field() -> String {
-    "id".to_owned()
+impl Default for IdentifierSpec {
+    fn default() -> Self {
+        IdentifierSpec { field: "id".to_owned(), generated: false, pattern: String::new() }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

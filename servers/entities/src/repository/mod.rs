@@ -2,7 +2,7 @@
 //! read once and read again on the first call after a file changes.
 
 mod changes;
-pub mod definition;
+mod definition;
 mod error;
 mod includes;
 mod inheritance;
@@ -19,10 +19,8 @@ use std::sync::{Arc, Mutex};
 
 pub use error::LoadError;
 pub use records::{Record, Records};
-pub use roots::CONFIG_FILE;
 pub use schema::Schema;
-pub use snapshot::{DEFINITIONS_DIR, Entity, Snapshot};
-pub use source::MAX_FILE_BYTES;
+pub use snapshot::{Entity, Snapshot};
 
 use changes::Changes;
 
@@ -46,24 +44,23 @@ impl Repository {
         Ok(Repository { root, state: Mutex::new(State { changes: Changes::new(), current: None }) })
     }
 
-    /// The canonical workspace root.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// The repository as the files are now: the last read, or a new one when a file changed.
     pub fn snapshot(&self) -> Result<Arc<Snapshot>, LoadError> {
         let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let state = &mut *state;
-        let changed = state.changes.changed();
-        if changed || state.current.is_none() {
-            let loaded = Snapshot::load(&self.root).map(Arc::new);
-            match &loaded {
-                Ok(snapshot) => state.changes.watch(&snapshot.dirs),
-                Err(_) => state.changes.watch(&[self.root.clone()].into()),
-            }
-            state.current = Some(loaded);
+        if state.changes.changed() {
+            state.current = None;
         }
-        state.current.clone().unwrap_or_else(|| Err(LoadError::new("", "the repository has not been read")))
+        state
+            .current
+            .get_or_insert_with(|| {
+                let loaded = Snapshot::load(&self.root).map(Arc::new);
+                match &loaded {
+                    Ok(snapshot) => state.changes.watch(&snapshot.dirs),
+                    Err(_) => state.changes.watch(&[self.root.clone()].into()),
+                }
+                loaded
+            })
+            .clone()
     }
 }

@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 use serde_json_path::JsonPath;
 
-use super::definition::{Definition, FieldSpec, IdentifierSpec};
+use super::definition::{Definition, FieldSpec};
 use super::schema::{FIELD_TYPES, Field, Identifier, Include, Schema, WRITE_FORMATS, Write};
 
 /// The normalized schema of `chain[0]`, whose ancestors follow it in `chain` (parent first).
@@ -23,14 +23,15 @@ pub fn normalize(name: &str, chain: &[&Definition]) -> Result<Schema, String> {
             fields.insert(field_name.clone(), field(field_name, spec, field_name)?);
         }
     }
-    let identifier = identifier(chain.iter().find_map(|d| d.identifier.as_ref()));
+    let spec = chain.iter().find_map(|d| d.identifier.clone()).unwrap_or_default();
+    let identifier = Identifier { field: spec.field, generated: spec.generated, pattern: spec.pattern };
     let include = own
         .include
         .iter()
         .map(|spec| {
             let (path, selector) = spec.path_and_selector();
-            check_selector(selector, &identifier)?;
-            Ok(Include { path: path.to_owned(), selector: selector.to_owned() })
+            let query = parse_selector(selector, &identifier)?;
+            Ok(Include { path: path.to_owned(), selector: selector.to_owned(), query })
         })
         .collect::<Result<Vec<_>, String>>()?;
     Ok(Schema {
@@ -50,25 +51,17 @@ pub fn normalize(name: &str, chain: &[&Definition]) -> Result<Schema, String> {
     })
 }
 
-fn identifier(spec: Option<&IdentifierSpec>) -> Identifier {
-    match spec {
-        Some(spec) => {
-            Identifier { field: spec.field.clone(), generated: spec.generated, pattern: spec.pattern.clone() }
-        }
-        None => Identifier { field: "id".to_owned(), generated: false, pattern: String::new() },
-    }
-}
-
-fn check_selector(selector: &str, identifier: &Identifier) -> Result<(), String> {
+/// The parsed `Selector`, or `None` when there is none.
+fn parse_selector(selector: &str, identifier: &Identifier) -> Result<Option<JsonPath>, String> {
     if selector.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     if identifier.is_path() {
         return Err(format!(
             "a `Selector` ({selector:?}) cannot be used with the `$path` identifier: a file holds one record"
         ));
     }
-    JsonPath::parse(selector).map(|_| ()).map_err(|e| format!("`Selector` {selector:?} is not a JSON Path: {e}"))
+    JsonPath::parse(selector).map(Some).map_err(|e| format!("`Selector` {selector:?} is not a JSON Path: {e}"))
 }
 
 fn write(chain: &[&Definition]) -> Result<Write, String> {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
 
 use super::error::LoadError;
+use super::roots;
 use super::schema::Schema;
 use super::source;
 use super::validation::RecordValidator;
@@ -19,9 +20,18 @@ pub struct Record {
     pub fields: Map<String, Value>,
     /// Workspace-relative; `None` for inline data.
     pub file: Option<String>,
-    pub inline: bool,
+}
+
+impl Record {
+    /// Whether the record is inline data of its definition.
+    pub fn inline(&self) -> bool {
+        self.file.is_none()
+    }
+
     /// Inline records and records under an external root cannot be written back.
-    pub read_only: bool,
+    pub fn read_only(&self) -> bool {
+        self.file.as_deref().is_none_or(roots::is_external)
+    }
 }
 
 /// An entity's records, sorted by identifier.
@@ -41,12 +51,12 @@ impl Records {
     }
 }
 
-/// A file to read records from: workspace-relative path, canonical path, include selector.
+/// A file to read records from: workspace-relative path, canonical path, parsed include
+/// selector (`None` for one record a file).
 pub struct RecordFile<'a> {
     pub relative: &'a str,
     pub real: &'a Path,
-    pub selector: &'a str,
-    pub read_only: bool,
+    pub selector: Option<&'a JsonPath>,
 }
 
 /// Where a record came from, for its identifier and for messages.
@@ -69,19 +79,16 @@ pub fn load(
         let doc =
             source::read_document(file.real, file.relative).map_err(|reason| LoadError::new(file.relative, reason))?;
         for (origin, fields) in split(file, doc)? {
-            let mut record =
+            let record =
                 build(schema, validator, fields, &origin).map_err(|reason| LoadError::new(file.relative, reason))?;
-            record.read_only = file.read_only;
             records.push((origin.shown, record));
         }
     }
     for (i, value) in schema.inline_data.iter().flatten().enumerate() {
         let origin = Origin { file: None, shown: format!("{definition} (InlineData[{i}])"), stem: None };
         let fields = as_object(value.clone(), &origin.shown).map_err(|reason| LoadError::new(definition, reason))?;
-        let mut record = build(schema, validator, fields, &origin)
+        let record = build(schema, validator, fields, &origin)
             .map_err(|reason| LoadError::new(definition, format!("InlineData[{i}]: {reason}")))?;
-        record.inline = true;
-        record.read_only = true;
         records.push((origin.shown, record));
     }
     check_unique(schema, &records)?;
@@ -94,13 +101,12 @@ type Picked<'a> = (Origin<'a>, Map<String, Value>);
 /// The records of one file, with their origins.
 fn split<'a>(file: &RecordFile<'a>, doc: Value) -> Result<Vec<Picked<'a>>, LoadError> {
     let fail = |reason: String| LoadError::new(file.relative, reason);
-    if file.selector.is_empty() {
+    let Some(path) = file.selector else {
         let stem = Path::new(file.relative).file_stem().and_then(|s| s.to_str());
         let origin = Origin { file: Some(file.relative), shown: file.relative.to_owned(), stem };
         let fields = as_object(doc, "the file").map_err(fail)?;
         return Ok(vec![(origin, fields)]);
-    }
-    let path = JsonPath::parse(file.selector).map_err(|e| fail(format!("selector {:?}: {e}", file.selector)))?;
+    };
     path.query_located(&doc)
         .into_iter()
         .map(|node| {
@@ -167,7 +173,7 @@ fn build(
     let record = Value::Object(fields);
     validator.check(&record)?;
     let Value::Object(fields) = record else { unreachable!("built as an object just above") };
-    Ok(Record { id, fields, file: origin.file.map(str::to_owned), inline: false, read_only: false })
+    Ok(Record { id, fields, file: origin.file.map(str::to_owned) })
 }
 
 /// Fields marked `Unique` hold a different value in every record.

@@ -10,12 +10,12 @@ use serde::Deserialize;
 use super::source;
 
 /// The optional configuration file at the workspace root.
-pub const CONFIG_FILE: &str = "repository.yaml";
+const CONFIG_FILE: &str = "repository.yaml";
 
 #[derive(Debug, Clone)]
 pub struct Roots {
     /// The workspace root, canonical.
-    pub root: PathBuf,
+    root: PathBuf,
     external: Vec<ExternalRoot>,
 }
 
@@ -102,11 +102,11 @@ impl Roots {
         }
         out
     }
+}
 
-    /// Whether a workspace-relative path lies under an external root.
-    pub fn is_external(&self, relative: &str) -> bool {
-        relative.starts_with("../")
-    }
+/// Whether a workspace-relative path lies under an external root.
+pub fn is_external(relative: &str) -> bool {
+    relative.starts_with("../")
 }
 
 fn has_parent_after_leading(path: &str) -> bool {

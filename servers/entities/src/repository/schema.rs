@@ -5,6 +5,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
+use serde_json_path::JsonPath;
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "PascalCase")]
@@ -41,7 +42,7 @@ pub struct Identifier {
 }
 
 /// The identifier field that stands for the record file's workspace-relative path.
-pub const PATH_IDENTIFIER: &str = "$path";
+const PATH_IDENTIFIER: &str = "$path";
 
 impl Identifier {
     pub fn is_path(&self) -> bool {
@@ -75,6 +76,9 @@ pub struct Include {
     pub path: String,
     /// A JSON Path (RFC 9535) picking the records out of each file, or empty for one record a file.
     pub selector: String,
+    /// `selector` parsed, `None` when it is empty; not shown.
+    #[serde(skip)]
+    pub query: Option<JsonPath>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

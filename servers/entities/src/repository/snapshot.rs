@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json_path::JsonPath;
+
 use super::definition::Definition;
 use super::error::LoadError;
 use super::includes::{self, Matched};
@@ -17,7 +19,7 @@ use super::source;
 use super::validation::RecordValidator;
 
 /// The folder of definitions under the workspace root.
-pub const DEFINITIONS_DIR: &str = "entities";
+const DEFINITIONS_DIR: &str = "entities";
 
 #[derive(Debug)]
 pub struct Snapshot {
@@ -92,38 +94,29 @@ fn load_entity(
     let schema = definition.as_ref().map_err(Clone::clone).and_then(|def| {
         schema(roots, name, def, all, parents).map(Arc::new).map_err(|reason| LoadError::new(&shown, reason))
     });
-    let matched = schema.clone().and_then(|schema| match_files(roots, &shown, &schema, dirs));
-    let files = matched.clone().map(|m| {
-        let mut files: Vec<String> = m.into_iter().map(|(m, _)| m.relative).collect();
+    let matched = schema.as_ref().map_err(Clone::clone).and_then(|schema| match_files(roots, &shown, schema, dirs));
+    let files = matched.as_ref().map_err(Clone::clone).map(|m| {
+        let mut files: Vec<String> = m.iter().map(|(m, _)| m.relative.clone()).collect();
         files.sort();
         files
     });
-    let records = schema.clone().and_then(|schema| {
-        let validator = validator(roots, &shown, &schema)?;
+    let records = schema.as_ref().map_err(Clone::clone).and_then(|schema| {
+        let validator = validator(roots, &shown, schema)?;
         let matched = matched?;
         let record_files: Vec<RecordFile> = matched
             .iter()
-            .map(|(m, selector)| RecordFile {
-                relative: &m.relative,
-                real: &m.real,
-                selector,
-                read_only: roots.is_external(&m.relative),
-            })
+            .map(|(m, selector)| RecordFile { relative: &m.relative, real: &m.real, selector: *selector })
             .collect();
-        records::load(&schema, &validator, &shown, &record_files)
+        records::load(schema, &validator, &shown, &record_files)
     });
     Entity { schema, files, records }
 }
 
 fn schema(roots: &Roots, name: &str, def: &Definition, all: &Definitions, parents: &Parents) -> Result<Schema, String> {
+    // Every ancestor is in `parents`, which holds only the definitions that could be read.
     let ancestors = inheritance::ancestors(parents, name)?;
-    let mut chain = vec![def];
-    for ancestor in &ancestors {
-        match all.get(ancestor) {
-            Some(Ok(def)) => chain.push(def),
-            _ => return Err(format!("extends {ancestor:?}, whose definition cannot be read")),
-        }
-    }
+    let inherited = ancestors.iter().filter_map(|ancestor| all.get(ancestor)?.as_ref().ok());
+    let chain: Vec<&Definition> = std::iter::once(def).chain(inherited).collect();
     let mut schema = normalize(name, &chain)?;
     for field in schema.fields.values() {
         for target in field.reference_types.iter().flatten() {
@@ -139,20 +132,20 @@ fn schema(roots: &Roots, name: &str, def: &Definition, all: &Definitions, parent
     Ok(schema)
 }
 
-/// The files every include matches, each once (with the selector of the first include that
-/// matched it), in include order.
-fn match_files(
+/// The files every include matches, each once (with the parsed selector of the first include
+/// that matched it), in include order.
+fn match_files<'s>(
     roots: &Roots,
     shown: &str,
-    schema: &Schema,
+    schema: &'s Schema,
     dirs: &mut BTreeSet<PathBuf>,
-) -> Result<Vec<(Matched, String)>, LoadError> {
+) -> Result<Vec<(Matched, Option<&'s JsonPath>)>, LoadError> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for include in &schema.include {
         for m in includes::expand(roots, shown, &include.path, dirs)? {
             if seen.insert(m.relative.clone()) {
-                out.push((m, include.selector.clone()));
+                out.push((m, include.query.as_ref()));
             }
         }
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 /// The largest file read, in bytes.
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The text of a file, or why it cannot be had.
 pub fn read_text(path: &Path) -> Result<String, String> {
@@ -24,13 +24,13 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 
 /// The formats a record file may have, told by its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+enum Format {
     Yaml,
     Json,
 }
 
 impl Format {
-    pub fn of(path: &str) -> Result<Format, String> {
+    fn of(path: &str) -> Result<Format, String> {
         match Path::new(path).extension().and_then(|e| e.to_str()) {
             Some("yaml" | "yml") => Ok(Format::Yaml),
             Some("json") => Ok(Format::Json),
@@ -38,7 +38,7 @@ impl Format {
         }
     }
 
-    pub fn parse(self, text: &str) -> Result<Value, String> {
+    fn parse(self, text: &str) -> Result<Value, String> {
         match self {
             Format::Yaml => yaml_serde::from_str(text).map_err(|e| format!("invalid YAML: {e}")),
             Format::Json => serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}")),

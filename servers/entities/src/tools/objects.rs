@@ -32,8 +32,8 @@ impl Origin {
     fn of(snapshot: &Snapshot, record: &Record) -> Origin {
         Origin {
             file: record.file.as_ref().map(|f| snapshot.roots.absolute(f).display().to_string()),
-            inline: record.inline,
-            read_only: record.read_only,
+            inline: record.inline(),
+            read_only: record.read_only(),
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use tooltable::{Cx, Output, Server};
+use tooltable::Server;
 
 use entities::tools::service::Service;
 
@@ -49,12 +49,7 @@ pub fn server_at(root: &Path, allow: Option<&[&str]>) -> Server<Service> {
 /// One tool call in process: the result, or the error body.
 pub fn call(server: &Server<Service>, tool: &str, args: Value) -> Result<Value, Value> {
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
-    let outcome = runtime.block_on(server.call_tool(Cx::detached(server), tool, Some(args))).expect("a known tool");
-    match outcome {
-        Ok(Output::Json(value)) => Ok(value),
-        Ok(Output::Content(content)) => Ok(serde_json::json!(content)),
-        Err(failure) => Err(failure.body),
-    }
+    runtime.block_on(server.call(tool, args)).map_err(|failure| failure.body)
 }
 
 /// The `error` code of a failed call.

@@ -157,6 +157,15 @@ impl Golden {
         (page, text, fresh)
     }
 
+    /// Every tool the server lists (`bin tools`) is a valid MCP `Tool` of each revision.
+    pub fn check_descriptors(&self) {
+        let tools = self.command_json("tools");
+        let tools = tools.as_array().cloned().unwrap_or_default();
+        assert!(!tools.is_empty(), "{} tools listed no tool", self.bin);
+        let problems = crate::mcp_schema::tool_problems(&tools).unwrap_or_else(|e| panic!("{e}"));
+        assert!(problems.is_empty(), "descriptors the MCP schema rejects:\n{}", problems.join("\n"));
+    }
+
     /// `bin COMMAND args..` printing JSON (`tools`, `openapi`).
     fn command_json(&self, command: &str) -> Value {
         let out = std::process::Command::new(&self.bin)
@@ -291,6 +300,11 @@ macro_rules! golden_tests {
         #[test]
         fn every_session_file_has_a_test() {
             $golden.check_listed(&[$(stringify!($session)),*]);
+        }
+
+        #[test]
+        fn every_descriptor_is_a_valid_mcp_tool() {
+            $golden.check_descriptors();
         }
     };
 }

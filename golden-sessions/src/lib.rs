@@ -5,6 +5,7 @@
 pub mod client;
 pub mod docs;
 pub mod harness;
+pub mod mcp_schema;
 pub mod placeholders;
 pub mod process;
 pub mod replay;

@@ -14,9 +14,9 @@ const KEYS: &[(&str, &str)] = &[
     ("name", "name = \"tool_name\""),
     ("title", "title = \"Title\""),
     ("read_only", "read_only"),
-    ("destructive", "destructive"),
+    ("destructive", "destructive = false"),
     ("idempotent", "idempotent"),
-    ("open_world", "open_world"),
+    ("open_world", "open_world = false"),
     ("rest", "rest = \"GET /path/{param}\""),
     ("body", "body = \"field\""),
     ("status", "status = 201"),
@@ -37,10 +37,11 @@ pub(crate) enum OutputSchema {
 pub(crate) struct OperationAttr {
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
-    pub(crate) read_only: bool,
-    pub(crate) destructive: bool,
-    pub(crate) idempotent: bool,
-    pub(crate) open_world: bool,
+    /// The annotation hints as stated; `None` is left for the client to default.
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
     pub(crate) rest: Option<Route>,
     pub(crate) body: Option<LitStr>,
     pub(crate) status: Option<u16>,
@@ -151,15 +152,15 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
             let Some(on) = flag(input, &key, errors) else {
                 return;
             };
-            let field = match name.as_str() {
-                "read_only" => &mut attr.read_only,
-                "destructive" => &mut attr.destructive,
-                "idempotent" => &mut attr.idempotent,
-                "open_world" => &mut attr.open_world,
-                _ => &mut attr.allow_unknown_args,
-            };
-            if !duplicate {
-                *field = on;
+            if duplicate {
+                return;
+            }
+            match name.as_str() {
+                "read_only" => attr.read_only = Some(on),
+                "destructive" => attr.destructive = Some(on),
+                "idempotent" => attr.idempotent = Some(on),
+                "open_world" => attr.open_world = Some(on),
+                _ => attr.allow_unknown_args = on,
             }
         }
     }

@@ -70,8 +70,11 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
 
     let name = attr.name.unwrap_or_else(|| LitStr::new(&ident.unraw().to_string(), ident.span()));
     let title = option(attr.title);
-    let (read_only, destructive, idempotent, open_world) =
-        (attr.read_only, attr.destructive, attr.idempotent, attr.open_world);
+    let [read_only, destructive, idempotent, open_world] =
+        [attr.read_only, attr.destructive, attr.idempotent, attr.open_world].map(|hint| match hint {
+            Some(on) => quote!(::core::option::Option::Some(#on)),
+            None => quote!(::core::option::Option::None),
+        });
     let allow_unknown_args = attr.allow_unknown_args;
 
     let args_ty = match &sig.args {
@@ -125,6 +128,19 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
             }
             __output_schema
         }},
+    };
+
+    // The error type's schema, when it has one (see `ErrorSchemaProbe`).
+    let error_schema = {
+        let ty = &sig.output;
+        quote! {{
+            fn __error_schema() -> ::core::option::Option<::tooltable::__private::Value> {
+                #[allow(unused_imports)]
+                use ::tooltable::__private::{NoErrorSchema as _, StatedErrorSchema as _};
+                (&::tooltable::__private::ErrorSchemaProbe::<#ty>(::core::marker::PhantomData)).error_schema()
+            }
+            __error_schema
+        }}
     };
 
     let input_schema = match &attr.input_schema {
@@ -201,6 +217,7 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
                     allow_unknown_args: #allow_unknown_args,
                     input_schema: #input_schema,
                     output_schema: #output_schema,
+                    error_schema: #error_schema,
                 }
             }
 

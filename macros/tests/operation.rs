@@ -78,7 +78,8 @@ fn meta_of_a_read_operation() {
     assert_eq!(meta.description, "Read a model's merged state, optionally projected.\n\nSecond paragraph.");
     assert_eq!(
         meta.annotations,
-        Annotations { read_only: true, destructive: false, idempotent: true, open_world: false }
+        Annotations { read_only: Some(true), destructive: None, idempotent: Some(true), open_world: None },
+        "only what the operation states"
     );
     let rest = meta.rest.expect("a route");
     assert_eq!((rest.method, rest.path, rest.body, rest.status), ("GET", "/models/{id}/state", None, 200));
@@ -99,7 +100,7 @@ fn meta_of_a_write_operation() {
     assert_eq!(meta.description, "Create a model.\n\n Indented by two: one space is kept.");
     assert_eq!(
         meta.annotations,
-        Annotations { read_only: false, destructive: false, idempotent: false, open_world: true }
+        Annotations { read_only: None, destructive: Some(false), idempotent: None, open_world: Some(true) }
     );
     let rest = meta.rest.expect("a route");
     assert_eq!((rest.method, rest.path, rest.body, rest.status), ("POST", "/kinds/{kind}/models", Some("model"), 201));
@@ -112,7 +113,7 @@ fn meta_without_arguments() {
     let meta = Operation::<Models>::meta(&count);
     assert_eq!(meta.name, "count");
     assert_eq!(meta.description, "Count the models.\nBlock comments count too.");
-    assert!(meta.annotations.read_only);
+    assert_eq!(meta.annotations.read_only, Some(true));
     assert!(meta.rest.is_none());
     let input = (meta.input_schema)();
     assert_eq!(input["type"], "object");

@@ -4,6 +4,8 @@ pub use crate::operation::{BoxFuture, OperationMeta, StaticRestRoute};
 pub use crate::outcome::{IntoOutcome, Outcome};
 pub use serde_json::Value;
 
+use std::marker::PhantomData;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -23,9 +25,52 @@ impl JsonSchema for NoArgs {
     }
 }
 
+/// What an operation's argument type must be to be read from the call's JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an operation's argument type: it is not `serde::Deserialize`",
+    note = "derive `serde::Deserialize` for it: the arguments are parsed from the call's JSON object"
+)]
+pub trait ParsedArgs: DeserializeOwned {}
+
+impl<T: DeserializeOwned> ParsedArgs for T {}
+
+/// What an operation's argument type must be to give the tool its inputSchema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot describe an operation's arguments: it is not `schemars::JsonSchema`",
+    note = "derive `schemars::JsonSchema` for it, or give the schema with `input_schema = ...`"
+)]
+pub trait DescribedArgs: JsonSchema {}
+
+impl<T: JsonSchema> DescribedArgs for T {}
+
 /// The inputSchema of an argument type.
-pub fn input_schema<T: JsonSchema>() -> Value {
+pub fn input_schema<T: DescribedArgs>() -> Value {
     crate::schema::input_schema_of::<T>()
+}
+
+/// Finds the error type's schema, when it has one, by autoref specialisation: for
+/// `ErrorSchemaProbe<Result<T, E>>` with `E: JsonSchema` the method of [`StatedErrorSchema`]
+/// applies; for any other type only [`NoErrorSchema`]'s, one reference further, does.
+pub struct ErrorSchemaProbe<R>(pub PhantomData<R>);
+
+pub trait StatedErrorSchema {
+    fn error_schema(&self) -> Option<Value>;
+}
+
+impl<T, E: JsonSchema> StatedErrorSchema for ErrorSchemaProbe<Result<T, E>> {
+    fn error_schema(&self) -> Option<Value> {
+        Some(crate::schema::schema_of::<E>())
+    }
+}
+
+pub trait NoErrorSchema {
+    fn error_schema(&self) -> Option<Value>;
+}
+
+impl<R> NoErrorSchema for &ErrorSchemaProbe<R> {
+    fn error_schema(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// The outputSchema implied by an operation's return type.
@@ -39,7 +84,7 @@ pub fn explicit_output_schema<T: ToolOutput>() -> Option<Value> {
 }
 
 /// Deserialises validated arguments; what serde still refuses is an invalid-input failure.
-pub fn parse_args<T: DeserializeOwned>(args: Value) -> Result<T, Outcome> {
+pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, Outcome> {
     serde_json::from_value(args).map_err(|e| {
         Err(Failure {
             kind: ErrorKind::InvalidInput,

@@ -119,15 +119,22 @@ impl<S: Send + Sync + 'static> Cx<S> {
         scope.session.request_client(method, params, Some(&scope.request_id)).await
     }
 
-    /// `sampling/createMessage`: asks the client's model. Needs the client's `sampling` capability.
+    /// `sampling/createMessage`: asks the client's model. Needs the client's `sampling` capability,
+    /// and `sampling.tools` when the request offers the model tools (`tools` or `toolChoice`).
     pub async fn create_message(&self, params: Value) -> Result<Value, ClientRequestError> {
         self.require("sampling", |c| c.get("sampling").is_some())?;
+        if params.get("tools").is_some() || params.get("toolChoice").is_some() {
+            self.require("sampling.tools", |c| c.pointer("/sampling/tools").is_some())?;
+        }
         self.request_client("sampling/createMessage", params).await
     }
 
-    /// `elicitation/create` in form mode: asks the user to fill in `requested_schema`.
+    /// `elicitation/create` in form mode: asks the user to fill in `requested_schema`. Needs
+    /// `elicitation.form`, or an `elicitation` that names no mode (which means form).
     pub async fn elicit_form(&self, message: &str, requested_schema: Value) -> Result<Value, ClientRequestError> {
-        self.require("elicitation", |c| c.get("elicitation").is_some())?;
+        self.require("elicitation.form", |c| {
+            c.get("elicitation").is_some_and(|e| e.get("form").is_some() || e.get("url").is_none())
+        })?;
         // `mode` is left out: form is the default, and revisions before 2025-11-25 do not know the field.
         let params = json!({ "message": message, "requestedSchema": requested_schema });
         self.request_client("elicitation/create", params).await

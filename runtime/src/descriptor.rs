@@ -12,7 +12,12 @@ pub struct ToolDescriptor {
     pub title: Option<String>,
     pub description: String,
     pub input_schema: Value,
+    /// The schema of a successful result (what REST answers with a 2xx status).
     pub output_schema: Option<Value>,
+    /// The schema of the error bodies the tool returns, when it states one. The MCP outputSchema
+    /// is then "the success value or one of these", so a client that validates an error's
+    /// `structuredContent` accepts it.
+    pub error_schema: Option<Value>,
     pub annotations: Annotations,
     pub rest: Option<RestRoute>,
     /// When false (the default), an argument the inputSchema does not name is rejected by name.
@@ -28,6 +33,7 @@ impl ToolDescriptor {
             description: description.into(),
             input_schema,
             output_schema: None,
+            error_schema: None,
             annotations: Annotations::default(),
             rest: None,
             allow_unknown_args: false,
@@ -43,20 +49,24 @@ impl ToolDescriptor {
         }
         tool.insert("description".into(), json!(self.description));
         tool.insert("inputSchema".into(), self.input_schema.clone());
-        if let Some(schema) = &self.output_schema {
-            tool.insert("outputSchema".into(), schema.clone());
+        if let Some(schema) = self.mcp_output_schema() {
+            tool.insert("outputSchema".into(), schema);
         }
-        let a = &self.annotations;
-        tool.insert(
-            "annotations".into(),
-            json!({
-                "readOnlyHint": a.read_only,
-                "destructiveHint": a.destructive,
-                "idempotentHint": a.idempotent,
-                "openWorldHint": a.open_world,
-            }),
-        );
+        let annotations = self.annotations.to_mcp();
+        if !annotations.is_empty() {
+            tool.insert("annotations".into(), Value::Object(annotations));
+        }
         Value::Object(tool)
+    }
+
+    /// The outputSchema MCP clients see: the success schema, or "success or error" when the tool
+    /// states its error bodies.
+    pub fn mcp_output_schema(&self) -> Option<Value> {
+        let success = self.output_schema.as_ref()?;
+        Some(match &self.error_schema {
+            Some(errors) => crate::schema::success_or_errors(success, errors),
+            None => success.clone(),
+        })
     }
 }
 
@@ -68,6 +78,7 @@ impl From<OperationMeta> for ToolDescriptor {
             description: meta.description.to_owned(),
             input_schema: (meta.input_schema)(),
             output_schema: (meta.output_schema)(),
+            error_schema: (meta.error_schema)(),
             annotations: meta.annotations,
             rest: meta.rest.map(|r| RestRoute {
                 method: r.method.to_owned(),

@@ -15,6 +15,8 @@ pub mod code {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// MCP: a resource URI that names nothing.
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// MCP: the request needs a URL-mode elicitation completed first.
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
 }
 
 /// A request id: an integer or a string (null and fractions are refused).
@@ -116,11 +118,18 @@ struct ShallowEnvelope<'a> {
 #[derive(Deserialize)]
 struct Envelope {
     jsonrpc: Option<Value>,
+    /// `Some(Value::Null)` for `"id": null`, which is refused, unlike an absent id (a notification).
+    #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Value>,
     result: Option<Value>,
     error: Option<Value>,
+}
+
+/// A field that is present, whatever its value, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// Decodes one message. Parse errors get -32700; valid JSON that is no JSON-RPC message -32600.

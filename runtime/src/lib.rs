@@ -26,6 +26,7 @@ mod server;
 mod session;
 mod table;
 mod validate;
+mod wire_names;
 
 #[doc(hidden)]
 pub mod __private;
@@ -35,7 +36,10 @@ pub use context::{ClientRequestError, Cx};
 pub use descriptor::ToolDescriptor;
 pub use logging::LogLevel;
 pub use operation::{Annotations, BoxFuture, Operation, RestRoute};
-pub use outcome::{Error, ErrorKind, Failure, IntoOutcome, Outcome, Output, ToolError, ToolOutput};
+pub use outcome::{
+    Error, ErrorKind, Failure, IntoOutcome, Outcome, Output, ToolError, ToolOutput, UrlElicitation,
+    UrlElicitationRequired,
+};
 pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
 pub use resources::{Resource, ResourceRequest, ResourceTemplate, match_template};
 pub use server::{Config, Server, ServerBuilder, ServerInfo};

@@ -11,13 +11,30 @@ use crate::outcome::Outcome;
 /// A boxed future that may cross threads, the shape every call takes inside the table.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// The MCP tool annotations. Every hint is stated: an absent flag means `false`.
+/// The MCP tool annotations, as the operation states them. A hint left `None` is not emitted,
+/// and a client then assumes the specification's default: `readOnlyHint` false,
+/// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Annotations {
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    pub open_world: bool,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// The MCP `ToolAnnotations` object: the stated hints, in the specification's order.
+    pub fn to_mcp(&self) -> serde_json::Map<String, Value> {
+        [
+            ("readOnlyHint", self.read_only),
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+        ]
+        .into_iter()
+        .filter_map(|(key, hint)| hint.map(|h| (key.to_owned(), Value::Bool(h))))
+        .collect()
+    }
 }
 
 /// The REST route an operation is also served at (`rest = "GET /models/{id}"`).
@@ -52,6 +69,8 @@ pub struct OperationMeta {
     pub allow_unknown_args: bool,
     pub input_schema: fn() -> Value,
     pub output_schema: fn() -> Option<Value>,
+    /// The schema of the error bodies, when the error type states one.
+    pub error_schema: fn() -> Option<Value>,
 }
 
 /// The compile-time form of [`RestRoute`].

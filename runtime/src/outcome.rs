@@ -24,11 +24,14 @@ pub enum ErrorKind {
     TooLarge,
     /// The operation failed on its own side (500).
     Internal,
+    /// The request can go on only after the user completes a URL-mode elicitation (403). Over MCP
+    /// this is the JSON-RPC error -32042 the specification defines, not a tool result.
+    ElicitationRequired,
 }
 
 impl ErrorKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::InvalidInput,
         ErrorKind::Forbidden,
         ErrorKind::NotFound,
@@ -36,6 +39,7 @@ impl ErrorKind {
         ErrorKind::BadRequest,
         ErrorKind::TooLarge,
         ErrorKind::Internal,
+        ErrorKind::ElicitationRequired,
     ];
 
     /// The HTTP status a REST caller sees for this kind: the one mapping, shared by REST and OpenAPI.
@@ -48,6 +52,7 @@ impl ErrorKind {
             ErrorKind::BadRequest => 400,
             ErrorKind::TooLarge => 413,
             ErrorKind::Internal => 500,
+            ErrorKind::ElicitationRequired => 403,
         }
     }
 }
@@ -69,6 +74,10 @@ impl Failure {
 /// An error type an operation may return: a plain `Serialize` Rust type whose serialised form is
 /// the body the caller sees (the text block and `structuredContent` of an `isError` result), e.g.
 /// `#[derive(Serialize)] struct ConstraintViolation { error: &'static str, violations: Vec<V> }`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an operation's error type: it does not implement `tooltable::ToolError`",
+    note = "implement `tooltable::ToolError` for it (`fn kind` picks the REST status), or return `tooltable::Error`"
+)]
 pub trait ToolError: Serialize {
     /// Picks the REST status; defaults to an internal failure.
     fn kind(&self) -> ErrorKind {
@@ -78,9 +87,68 @@ pub trait ToolError: Serialize {
 
 impl<E: ToolError> From<E> for Failure {
     fn from(e: E) -> Failure {
-        let mut body = serde_json::to_value(&e).unwrap_or_else(|err| json!({ "error": err.to_string() }));
-        crate::numbers::normalize(&mut body);
-        Failure { kind: e.kind(), body }
+        match serde_json::to_value(&e) {
+            Ok(mut body) => {
+                crate::numbers::normalize(&mut body);
+                Failure { kind: e.kind(), body }
+            }
+            Err(err) => unserializable("error", &err),
+        }
+    }
+}
+
+/// A value the operation returned that serde could not write: an internal failure, never a
+/// success with a made-up body.
+fn unserializable(what: &str, err: &serde_json::Error) -> Failure {
+    Failure::new(ErrorKind::Internal, format!("the operation's {what} could not be serialised: {err}"))
+}
+
+/// One URL-mode elicitation the user must complete before the request can be retried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UrlElicitation {
+    pub elicitation_id: String,
+    pub url: String,
+    pub message: String,
+}
+
+/// The error an operation returns when it cannot go on until the user has visited a URL (to
+/// authorize, say): over MCP the JSON-RPC error -32042 (`URLElicitationRequiredError`) listing
+/// the elicitations; over REST a 403 with the same body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlElicitationRequired {
+    pub message: String,
+    pub elicitations: Vec<UrlElicitation>,
+}
+
+impl Serialize for UrlElicitationRequired {
+    fn serialize<Ser: serde::Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("error", &self.message)?;
+        map.serialize_entry("elicitations", &self.elicitations.iter().map(UrlMode).collect::<Vec<_>>())?;
+        map.end()
+    }
+}
+
+/// An elicitation as the error lists it: with `"mode": "url"`.
+struct UrlMode<'a>(&'a UrlElicitation);
+
+impl Serialize for UrlMode<'_> {
+    fn serialize<Ser: serde::Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("mode", "url")?;
+        map.serialize_entry("elicitationId", &self.0.elicitation_id)?;
+        map.serialize_entry("url", &self.0.url)?;
+        map.serialize_entry("message", &self.0.message)?;
+        map.end()
+    }
+}
+
+impl ToolError for UrlElicitationRequired {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::ElicitationRequired
     }
 }
 
@@ -154,20 +222,17 @@ pub type Outcome = Result<Output, Failure>;
     note = "return a type that is `Serialize + JsonSchema`, or `tooltable::Content`"
 )]
 pub trait ToolOutput {
-    fn into_output(self) -> Output;
+    /// The value as the client will see it; a value serde cannot write is an internal failure.
+    fn into_output(self) -> Result<Output, Failure>;
     /// The outputSchema this type declares: its schema when that is an object, else none.
     fn output_schema() -> Option<Value>;
 }
 
 impl<T: Serialize + JsonSchema> ToolOutput for T {
-    fn into_output(self) -> Output {
-        match serde_json::to_value(self) {
-            Ok(mut v) => {
-                crate::numbers::normalize(&mut v);
-                Output::Json(v)
-            }
-            Err(e) => Output::Json(json!({ "error": format!("result could not be serialised: {e}") })),
-        }
+    fn into_output(self) -> Result<Output, Failure> {
+        let mut v = serde_json::to_value(self).map_err(|e| unserializable("result", &e))?;
+        crate::numbers::normalize(&mut v);
+        Ok(Output::Json(v))
     }
     fn output_schema() -> Option<Value> {
         crate::schema::object_schema_of::<T>()
@@ -175,8 +240,8 @@ impl<T: Serialize + JsonSchema> ToolOutput for T {
 }
 
 impl ToolOutput for Content {
-    fn into_output(self) -> Output {
-        Output::Content(self)
+    fn into_output(self) -> Result<Output, Failure> {
+        Ok(Output::Content(self))
     }
     fn output_schema() -> Option<Value> {
         None
@@ -196,7 +261,7 @@ pub trait IntoOutcome {
 impl<T: ToolOutput, E: Into<Failure>> IntoOutcome for Result<T, E> {
     fn into_outcome(self) -> Outcome {
         match self {
-            Ok(v) => Ok(v.into_output()),
+            Ok(v) => v.into_output(),
             Err(e) => Err(e.into()),
         }
     }

@@ -1,13 +1,64 @@
 //! JSON Schema 2020-12 for argument and result types, through schemars.
 
-use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use schemars::transform::{Transform, transform_subschemas};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
+
+/// The formats JSON Schema 2020-12 defines. schemars also writes its own (`uint32`, `double`,
+/// ...), which validators ignore and hosts warn about on every listing; `minimum: 0` and
+/// `type: integer` already say what they meant.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+    "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+    "relative-json-pointer", "regex",
+];
+
+/// Makes every schema one a host accepts: a subschema written `true` becomes `{}` (the MCP schema
+/// wants each property's schema to be an object, and a host drops the whole `tools/list` for one
+/// that is not), a property schema `false` becomes `{"not": {}}`, and non-standard formats go.
+#[derive(Clone)]
+struct HostCompatible;
+
+impl Transform for HostCompatible {
+    fn transform(&mut self, schema: &mut Schema) {
+        if schema.as_bool() == Some(true) {
+            *schema = Schema::default();
+        }
+        if let Some(obj) = schema.as_object_mut() {
+            if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
+                obj.remove("format");
+            }
+            if let Some(Value::Object(props)) = obj.get_mut("properties") {
+                for prop in props.values_mut().filter(|p| **p == Value::Bool(false)) {
+                    *prop = serde_json::json!({ "not": {} });
+                }
+            }
+        }
+        transform_subschemas(self, schema);
+    }
+}
+
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().with_transform(HostCompatible).into_generator()
+}
 
 /// The schema of `T` as JSON Schema 2020-12: `$schema` first, `$defs` kept, and no root `title`
 /// (schemars sets it to the Rust type's name, which says nothing to a client).
 pub fn schema_of<T: JsonSchema>() -> Value {
-    let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>().to_value();
+    tidy_root(generator().into_root_schema_for::<T>().to_value())
+}
+
+/// Makes a schema written by hand (a dynamic tool's, a forwarded capability's) host-compatible in
+/// the same way as a generated one.
+/// Anything that is no schema (neither an object nor a boolean) is left as it is.
+pub fn host_compatible(schema: &mut Value) {
+    if let Ok(schema) = <&mut Schema>::try_from(schema) {
+        HostCompatible.transform(schema);
+    }
+}
+
+fn tidy_root(schema: Value) -> Value {
     let Value::Object(mut root) = schema else { return schema };
     root.remove("title");
     let mut ordered = Map::with_capacity(root.len());
@@ -32,6 +83,64 @@ pub fn input_schema_of<T: JsonSchema>() -> Value {
 pub fn object_schema_of<T: JsonSchema>() -> Option<Value> {
     let schema = schema_of::<T>();
     is_object_schema(&schema).then_some(schema)
+}
+
+/// The outputSchema of a tool that declares its error bodies: an object that is the success
+/// value or one of the errors, so that a client validating `structuredContent` accepts both. The
+/// two schemas' `$defs` are merged; a name both define differently is renamed in the errors'.
+pub fn success_or_errors(success: &Value, errors: &Value) -> Value {
+    let (mut success, mut errors) = (success.clone(), errors.clone());
+    let mut defs = take_defs(&mut success);
+    let mut error_defs = take_defs(&mut errors);
+    let clashes: Vec<String> =
+        error_defs.iter().filter(|(name, def)| defs.get(*name).is_some_and(|d| d != *def)).map(|(n, _)| n.clone()).collect();
+    for name in clashes {
+        let renamed = format!("{name}Error");
+        rename_ref(&mut errors, &name, &renamed);
+        error_defs.values_mut().for_each(|def| rename_ref(def, &name, &renamed));
+        if let Some(def) = error_defs.remove(&name) {
+            error_defs.insert(renamed, def);
+        }
+    }
+    defs.extend(error_defs);
+    let dialect = success.as_object_mut().and_then(|o| o.remove("$schema"));
+    if let Some(o) = errors.as_object_mut() {
+        o.remove("$schema");
+    }
+    let mut root = Map::new();
+    if let Some(dialect) = dialect {
+        root.insert("$schema".into(), dialect);
+    }
+    root.insert("type".into(), "object".into());
+    root.insert("anyOf".into(), Value::Array(vec![success, errors]));
+    if !defs.is_empty() {
+        root.insert("$defs".into(), Value::Object(defs));
+    }
+    Value::Object(root)
+}
+
+fn take_defs(schema: &mut Value) -> Map<String, Value> {
+    match schema.as_object_mut().and_then(|o| o.remove("$defs")) {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    }
+}
+
+fn rename_ref(schema: &mut Value, from: &str, to: &str) {
+    let (old, new) = (format!("#/$defs/{from}"), format!("#/$defs/{to}"));
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if o.get("$ref").and_then(Value::as_str) == Some(&old) {
+                    o.insert("$ref".into(), Value::String(new.clone()));
+                }
+                stack.extend(o.values_mut());
+            }
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
 }
 
 /// Whether a schema's root says `type: object` (and nothing else).

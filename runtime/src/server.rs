@@ -22,7 +22,7 @@ use crate::resources::{
     read_handler,
 };
 use crate::session::SessionCore;
-use crate::table::{DynamicTool, Table, TableError};
+use crate::table::{DynamicTool, Entry, Table, TableError};
 
 /// The name and version a server gives in `initialize`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,8 +138,11 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
     /// faults; a schema violation is a tool failure.
     pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<Outcome, RpcError> {
-        let entry = self.0.table.get(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
-        entry.call(cx, args).await
+        self.tool(name)?.call(cx, args).await
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Result<Arc<Entry<S>>, RpcError> {
+        self.0.table.get(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
     }
 
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as
@@ -157,7 +160,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Reads a resource by URI: a fixed resource first, then the templates in order.
     pub async fn read_resource(&self, cx: Cx<S>, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
         let (read, params) = self.find_resource(uri).ok_or_else(|| resource_not_found(uri))?;
-        read(cx, ResourceRequest { uri: uri.to_owned(), params }).await.map_err(|f| failure_to_rpc(f, uri))
+        read(cx, ResourceRequest { uri: uri.to_owned(), params }).await.map_err(|f| failure_to_rpc(f, || resource_not_found(uri)))
     }
 
     pub(crate) fn find_resource(
@@ -179,16 +182,16 @@ impl<S: Send + Sync + 'static> Server<S> {
             .prompts
             .iter()
             .find(|p| p.prompt.name == name)
-            .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+            .ok_or_else(|| prompt_not_found(name))?;
         if let Some(missing) = p.prompt.arguments.iter().find(|a| a.required && !args.contains_key(&a.name)) {
             return Err(RpcError::invalid_params(format!("prompt {name} needs the argument {}", missing.name)));
         }
-        (p.get)(cx, args).await.map_err(|f| failure_to_rpc(f, name))
+        (p.get)(cx, args).await.map_err(|f| failure_to_rpc(f, || prompt_not_found(name)))
     }
 
     pub(crate) async fn complete(&self, cx: Cx<S>, req: CompletionRequest) -> Result<Vec<String>, RpcError> {
         let handler = self.0.completion.as_ref().ok_or_else(|| RpcError::method_not_found("completion/complete"))?;
-        handler(cx, req).await.map_err(|f| failure_to_rpc(f, "completion"))
+        handler(cx, req).await.map_err(|f| failure_to_rpc(f, || RpcError::invalid_params("Nothing to complete")))
     }
 
     pub(crate) fn next_session_key(&self) -> u64 {
@@ -222,10 +225,17 @@ pub(crate) fn resource_not_found(uri: &str) -> RpcError {
         .with_data(serde_json::json!({ "uri": uri }))
 }
 
-/// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body.
-fn failure_to_rpc(f: Failure, subject: &str) -> RpcError {
+/// A prompt name that names nothing: invalid params, as the specification says (resources have
+/// their own code, -32002).
+pub(crate) fn prompt_not_found(name: &str) -> RpcError {
+    RpcError::invalid_params(format!("Prompt not found: {name}")).with_data(serde_json::json!({ "name": name }))
+}
+
+/// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body; a
+/// not-found failure the error `not_found` makes for what was asked.
+fn failure_to_rpc(f: Failure, not_found: impl FnOnce() -> RpcError) -> RpcError {
     let code = match f.kind {
-        ErrorKind::NotFound => return resource_not_found(subject).with_data(f.body),
+        ErrorKind::NotFound => return not_found().with_data(f.body),
         ErrorKind::InvalidInput | ErrorKind::BadRequest => code::INVALID_PARAMS,
         _ => code::INTERNAL_ERROR,
     };

@@ -14,6 +14,7 @@ use crate::operation::{BoxFuture, Operation};
 use crate::outcome::Outcome;
 use crate::schema;
 use crate::validate;
+use crate::wire_names;
 
 /// The handler of a tool added at run time.
 pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, Outcome> + Send + Sync>;
@@ -45,6 +46,10 @@ pub enum TableError {
     InputNotObject { tool: String },
     /// A schema that does not compile.
     InvalidSchema { tool: String, message: String },
+    /// A route parameter or body field that is no property of the inputSchema.
+    UnknownRouteField { tool: String, field: String, properties: Vec<String> },
+    /// Two tools on one REST method and path.
+    DuplicateRoute { route: String, first: String, second: String },
 }
 
 impl fmt::Display for TableError {
@@ -58,6 +63,14 @@ impl fmt::Display for TableError {
                 write!(f, "tool {tool:?}: its inputSchema must have `type: object` at the root")
             }
             TableError::InvalidSchema { tool, message } => write!(f, "tool {tool:?}: invalid schema: {message}"),
+            TableError::UnknownRouteField { tool, field, properties } => write!(
+                f,
+                "tool {tool:?}: the route names `{field}`, but the inputSchema has no such property (it has: {})",
+                properties.join(", ")
+            ),
+            TableError::DuplicateRoute { route, first, second } => {
+                write!(f, "tools {first:?} and {second:?} are both served at {route}: give each its own route")
+            }
         }
     }
 }
@@ -75,29 +88,37 @@ pub struct Entry<S> {
     /// The `tools/list` form, built once.
     pub(crate) listing: Value,
     pub(crate) validator: jsonschema::Validator,
+    /// The MCP outputSchema, compiled: an error body it does not admit is sent without
+    /// `structuredContent`, which a client validating it would otherwise reject.
+    pub(crate) output_validator: Option<jsonschema::Validator>,
     /// Root property names when the schema is closed to others, for the unknown-argument check.
     pub(crate) known_args: Option<Vec<String>>,
     handler: Handler<S>,
 }
 
 impl<S: Send + Sync + 'static> Entry<S> {
-    fn new(descriptor: ToolDescriptor, handler: Handler<S>) -> Result<Self, TableError> {
+    fn new(mut descriptor: ToolDescriptor, handler: Handler<S>) -> Result<Self, TableError> {
         check_name(&descriptor.name)?;
+        // Schemas given by hand (dynamic tools, forwarded ones) get what generated ones get.
+        schema::host_compatible(&mut descriptor.input_schema);
+        descriptor.output_schema.iter_mut().chain(descriptor.error_schema.iter_mut()).for_each(schema::host_compatible);
         let tool = || descriptor.name.clone();
         if !schema::is_object_schema(&descriptor.input_schema) {
             return Err(TableError::InputNotObject { tool: tool() });
         }
         let validator = jsonschema::validator_for(&descriptor.input_schema)
             .map_err(|e| TableError::InvalidSchema { tool: tool(), message: e.to_string() })?;
-        if let Some(out) = &descriptor.output_schema {
-            jsonschema::validator_for(out)
-                .map_err(|e| TableError::InvalidSchema { tool: tool(), message: format!("outputSchema: {e}") })?;
-        }
+        let output_validator = descriptor
+            .mcp_output_schema()
+            .map(|out| jsonschema::validator_for(&out))
+            .transpose()
+            .map_err(|e| TableError::InvalidSchema { tool: tool(), message: format!("outputSchema: {e}") })?;
+        wire_names::resolve_route(&mut descriptor)?;
         let known_args = match descriptor.allow_unknown_args {
             true => None,
             false => schema::closed_property_names(&descriptor.input_schema).map(|p| p.keys().cloned().collect()),
         };
-        Ok(Entry { listing: descriptor.to_mcp(), descriptor, validator, known_args, handler })
+        Ok(Entry { listing: descriptor.to_mcp(), descriptor, validator, output_validator, known_args, handler })
     }
 
     /// Validates the arguments and runs the tool: arguments that are no object are a protocol
@@ -129,6 +150,25 @@ fn check_name(name: &str) -> Result<(), TableError> {
     if ok { Ok(()) } else { Err(TableError::InvalidName { name: name.to_owned() }) }
 }
 
+/// Refuses a second tool on a route one of `entries` already serves (`{id}` and `{name}` are one
+/// route: a request could not tell them apart).
+fn check_route<S>(entries: &[Arc<Entry<S>>], entry: &Entry<S>) -> Result<(), TableError> {
+    let Some(route) = &entry.descriptor.rest else { return Ok(()) };
+    let shape = |r: &crate::RestRoute| {
+        let segments: Vec<&str> = r.path.split('/').map(|s| if s.starts_with('{') { "{}" } else { s }).collect();
+        (r.method.clone(), segments.join("/"))
+    };
+    let key = shape(route);
+    match entries.iter().find(|e| e.descriptor.rest.as_ref().map(shape).as_ref() == Some(&key)) {
+        Some(first) => Err(TableError::DuplicateRoute {
+            route: format!("{} {}", route.method, route.path),
+            first: first.descriptor.name.clone(),
+            second: entry.descriptor.name.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The table of a server whose state is `S`.
 pub struct Table<S> {
     static_entries: Vec<Arc<Entry<S>>>,
@@ -146,6 +186,7 @@ impl<S: Send + Sync + 'static> Table<S> {
             if index.insert(entry.descriptor.name.clone(), static_entries.len()).is_some() {
                 return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
             }
+            check_route(&static_entries, &entry)?;
             static_entries.push(Arc::new(entry));
         }
         Ok(Table { static_entries, index, dynamic: RwLock::new(Vec::new()) })
@@ -178,6 +219,9 @@ impl<S: Send + Sync + 'static> Table<S> {
             return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
         }
         let mut dynamic = self.dynamic.write().unwrap_or_else(|p| p.into_inner());
+        check_route(&self.static_entries, &entry)?;
+        let others: Vec<_> = dynamic.iter().filter(|e| e.descriptor.name != entry.descriptor.name).cloned().collect();
+        check_route(&others, &entry)?;
         match dynamic.iter_mut().find(|e| e.descriptor.name == entry.descriptor.name) {
             Some(slot) => *slot = entry,
             None => dynamic.push(entry),

@@ -52,8 +52,8 @@ struct Violation {
     message: String,
 }
 
-/// The seed's schema-violation shape, as a plain Rust type.
-#[derive(Serialize)]
+/// The seed's schema-violation shape, as a plain Rust type; its schema joins the outputSchema.
+#[derive(Serialize, JsonSchema)]
 struct SchemaViolation {
     error: &'static str,
     violations: Vec<Violation>,
@@ -112,6 +112,47 @@ async fn render_chart() -> Result<Content, Error> {
     Ok(ContentBlock::text("chart").into())
 }
 
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct PutItemArgs {
+    item_id: String,
+    new_value: Value,
+}
+
+/// Replace an item: a route written with the Rust field names, served with serde's.
+#[operation(rest = "PUT /items/{item_id}", body = "new_value", idempotent)]
+async fn put_item(args: PutItemArgs) -> Result<Value, Error> {
+    Ok(json!({ "id": args.item_id, "value": args.new_value }))
+}
+
+/// Also on `DELETE /models/{id}`.
+#[operation(rest = "DELETE /models/{model}")]
+async fn remove_model(args: RemoveArgs) -> Result<Value, Error> {
+    Ok(json!(args.model))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct RemoveArgs {
+    model: String,
+}
+
+/// A value serde refuses to write.
+#[derive(JsonSchema)]
+struct Unwritable {}
+
+impl Serialize for Unwritable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("this value cannot be written"))
+    }
+}
+
+/// Returns a value that cannot be serialised.
+#[operation]
+async fn unwritable() -> Result<Unwritable, Error> {
+    Ok(Unwritable {})
+}
+
 fn server() -> Server<Models> {
     Server::builder(Models)
         .operations(table![list_models, create_model, get_state, mutate, delete_model, render_chart])
@@ -146,6 +187,49 @@ fn rest_routes_are_carried_for_the_http_transport() {
             json!(["delete_model", "DELETE", "/models/{id}", null, 200, ["id"]]),
             json!(["chart.render", null]),
         ]
+    );
+}
+
+#[test]
+fn an_error_type_with_a_schema_joins_the_output_schema() {
+    let tools = server().table().descriptors();
+    let tool = |name: &str| tools.iter().find(|d| d.name == name).unwrap();
+    let schema = tool("mutate").to_mcp()["outputSchema"].clone();
+    assert_eq!(schema["type"], "object");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let error = json!({ "error": "Schema violation", "violations": [{ "path": "/a", "keyword": "type", "message": "x" }] });
+    assert!(validator.is_valid(&error), "the error body is admitted");
+    assert!(validator.is_valid(&json!({ "id": "m", "version": "1.0.0", "derivationCount": 1 })), "so is a success");
+    assert!(!validator.is_valid(&json!({ "error": "Invalid arguments" })), "other bodies are not");
+    let success = tool("mutate").output_schema.clone().unwrap();
+    assert_eq!(success["properties"]["derivationCount"], json!({ "type": "integer", "minimum": 0 }), "no `uint`");
+    assert!(tool("get_state").error_schema.is_none(), "`Error` states no schema");
+}
+
+#[test]
+fn routes_follow_the_names_serde_reads() {
+    let s = Server::builder(Models).operations(table![put_item]).build().unwrap();
+    let route = s.table().descriptors()[0].rest.clone().unwrap();
+    assert_eq!((route.path.as_str(), route.body.as_deref()), ("/items/{itemId}", Some("newValue")));
+}
+
+#[test]
+fn two_tools_on_one_route_are_refused_with_both_names() {
+    let err = Server::builder(Models).operations(table![delete_model, remove_model]).build().err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "tools \"delete_model\" and \"remove_model\" are both served at DELETE /models/{model}: give each its own route"
+    );
+}
+
+#[tokio::test]
+async fn a_result_that_cannot_be_serialised_is_an_internal_failure() {
+    let s = Server::builder(Models).operations(table![unwritable]).build().unwrap();
+    let failure = s.call("unwritable", json!({})).await.unwrap_err();
+    assert_eq!(failure.kind, ErrorKind::Internal);
+    assert_eq!(
+        failure.body["error"],
+        "the operation's result could not be serialised: this value cannot be written"
     );
 }
 

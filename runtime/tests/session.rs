@@ -7,7 +7,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
-use tooltable::{Cx, Error, Outgoing, Route, Server, Session, operation, table};
+use tooltable::{
+    Cx, Error, Outgoing, Route, Server, Session, UrlElicitation, UrlElicitationRequired, operation, table,
+};
 
 /// Does nothing.
 #[operation]
@@ -39,8 +41,39 @@ async fn visit(cx: &Cx<()>, args: Link) -> Result<Value, Error> {
     Ok(answer)
 }
 
+/// Asks the user a question in form mode.
+#[operation]
+async fn ask(cx: &Cx<()>) -> Result<Value, Error> {
+    let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+    cx.elicit_form("Your name?", schema).await.map_err(|e| Error::bad_request(e.to_string()))
+}
+
+/// Asks the client's model, offering it a tool.
+#[operation]
+async fn sample_with_tools(cx: &Cx<()>) -> Result<Value, Error> {
+    let params = json!({ "messages": [], "maxTokens": 10, "tools": [{ "name": "t", "inputSchema": { "type": "object" } }] });
+    cx.create_message(params).await.map_err(|e| Error::bad_request(e.to_string()))
+}
+
+/// Needs the user to authorize first.
+#[operation]
+async fn needs_authorization() -> Result<Value, UrlElicitationRequired> {
+    Err(UrlElicitationRequired {
+        message: "Authorization is required.".into(),
+        elicitations: vec![UrlElicitation {
+            elicitation_id: "el-9".into(),
+            url: "https://example.com/connect".into(),
+            message: "Sign in to Example".into(),
+        }],
+    })
+}
+
 fn server() -> Server<()> {
-    Server::builder(()).operations(table![first, second, third, visit]).page_size(2).build().unwrap()
+    Server::builder(())
+        .operations(table![first, second, third, visit, ask, sample_with_tools, needs_authorization])
+        .page_size(2)
+        .build()
+        .unwrap()
 }
 
 struct Peer {
@@ -64,6 +97,15 @@ impl Peer {
         let msg =
             tokio::time::timeout(Duration::from_secs(5), self.out.recv()).await.expect("a message").expect("open");
         (serde_json::from_str(&msg.json).unwrap(), msg.route)
+    }
+    /// The next message that is neither the handshake's answer nor a notification.
+    async fn next_after_handshake(&mut self) -> Value {
+        loop {
+            let (msg, _) = self.next().await;
+            if msg["id"] != 0 && msg.get("id").is_some() {
+                return msg;
+            }
+        }
     }
     async fn response(&mut self, id: i64) -> Value {
         loop {
@@ -90,7 +132,8 @@ async fn tools_list_pages_with_an_opaque_cursor() {
         }
         assert!(!cursor.as_str().unwrap().chars().all(|c| c.is_ascii_digit()), "the cursor is not a bare offset");
     }
-    assert_eq!(names, [json!("first"), json!("second"), json!("third"), json!("visit")]);
+    let expected = ["first", "second", "third", "visit", "ask", "sample_with_tools", "needs_authorization"];
+    assert_eq!(names, expected.map(|n| json!(n)));
 }
 
 #[tokio::test]
@@ -192,4 +235,58 @@ fn a_call_cancelled_during_its_first_run_is_dropped_not_started() {
         let msg: Value = serde_json::from_str(&msg.json).unwrap();
         assert!(msg["id"] != 1 || msg.get("method").is_some(), "a cancelled call was answered: {msg}");
     }
+}
+
+async fn call(p: &mut Peer, id: i64, name: &str) -> Value {
+    p.send(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": {} } }));
+    p.response(id).await
+}
+
+#[tokio::test]
+async fn form_elicitation_is_not_sent_to_a_client_that_declared_only_url_mode() {
+    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    let r = call(&mut p, 1, "ask").await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("elicitation.form"), "{r}");
+    // A client that names no mode has form mode; one that names it has it too.
+    for capabilities in [json!({ "elicitation": {} }), json!({ "elicitation": { "form": {}, "url": {} } })] {
+        let mut p = Peer::new(capabilities);
+        p.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "ask", "arguments": {} } }));
+        let request = p.next_after_handshake().await;
+        assert_eq!(request["method"], "elicitation/create", "{request}");
+    }
+}
+
+#[tokio::test]
+async fn sampling_with_tools_needs_the_sampling_tools_capability() {
+    let mut p = Peer::new(json!({ "sampling": {} }));
+    let r = call(&mut p, 1, "sample_with_tools").await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("sampling.tools"), "{r}");
+    let mut p = Peer::new(json!({ "sampling": { "tools": {} } }));
+    p.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "sample_with_tools", "arguments": {} } }));
+    let request = p.next_after_handshake().await;
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+}
+
+#[tokio::test]
+async fn an_operation_can_require_a_url_elicitation() {
+    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    let r = call(&mut p, 1, "needs_authorization").await;
+    assert_eq!(r["error"]["code"], -32042, "{r}");
+    assert_eq!(r["error"]["message"], "Authorization is required.");
+    assert_eq!(
+        r["error"]["data"],
+        json!({ "elicitations": [{ "mode": "url", "elicitationId": "el-9", "url": "https://example.com/connect", "message": "Sign in to Example" }] })
+    );
+}
+
+#[tokio::test]
+async fn a_request_with_a_null_id_is_refused() {
+    let mut p = Peer::new(json!({}));
+    p.send(json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }));
+    let r = p.next_after_handshake().await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert_eq!(r["id"], Value::Null);
+    assert!(r["error"]["message"].as_str().unwrap().contains("id"), "{r}");
 }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::{SessionCore, lifecycle, lock, paginate, shape};
-use crate::jsonrpc::{RequestId, RpcError};
+use crate::jsonrpc::{RequestId, RpcError, code};
+use crate::outcome::ErrorKind;
 use crate::logging::LogLevel;
 use crate::prompts::{CompletionRequest, PromptArgs};
 
@@ -86,9 +87,22 @@ fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: Reque
     let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
     let server = session.server.clone();
     session.spawn(id, &params, move |cx| async move {
-        let outcome = server.call_tool(cx, &name, args).await?;
-        Ok(shape::tool_result(outcome, server.0.config.result_limit, structured))
+        let tool = server.tool(&name)?;
+        let outcome = tool.call(cx, args).await?;
+        if let Err(failure) = &outcome
+            && failure.kind == ErrorKind::ElicitationRequired
+        {
+            return Err(elicitation_required(&failure.body));
+        }
+        Ok(shape::tool_result(outcome, server.0.config.result_limit, structured, tool.output_validator.as_ref()))
     });
+}
+
+/// The JSON-RPC error -32042 for an operation that needs URL-mode elicitations completed first.
+fn elicitation_required(body: &Value) -> RpcError {
+    let message = body.get("error").and_then(Value::as_str).unwrap_or("This request requires more information.");
+    RpcError::new(code::URL_ELICITATION_REQUIRED, message)
+        .with_data(json!({ "elicitations": body.get("elicitations").cloned().unwrap_or_else(|| json!([])) }))
 }
 
 fn set_level<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Value, RpcError> {

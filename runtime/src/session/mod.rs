@@ -167,7 +167,7 @@ impl<S: Send + Sync + 'static> Session<S> {
                 let failure = crate::validate::invalid(vec![json!({
                     "path": "", "keyword": "maxDepth", "message": e.error.message,
                 })]);
-                let result = shape::tool_result(Err(failure), self.0.server.0.config.result_limit, structured);
+                let result = shape::tool_result(Err(failure), self.0.server.0.config.result_limit, structured, None);
                 self.0.reply(id.clone(), Ok(result));
             }
             _ => {

@@ -2,6 +2,7 @@
 //! `structuredContent` when the value is an object, `isError` for tool failures, and the
 //! result-size guard.
 
+use jsonschema::Validator;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -27,8 +28,11 @@ enum Blocks {
     Content(Content),
 }
 
-/// Shapes one outcome. `structured` is false for revisions before 2025-06-18.
-pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> ToolResult {
+/// Shapes one outcome. `structured` is false for revisions before 2025-06-18. `output` is the
+/// tool's compiled outputSchema: an error body it does not admit goes in the text block only,
+/// since a client that validates `structuredContent` against it would turn the tool's error
+/// into a protocol error.
+pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool, output: Option<&Validator>) -> ToolResult {
     let (value, is_error) = match outcome {
         Ok(Output::Content(content)) => {
             return ToolResult { content: Blocks::Content(content), structured_content: None, is_error: false };
@@ -42,16 +46,17 @@ pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> T
         if chars > limit {
             let value = too_large(chars, limit);
             let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-            return with_text(text, value, true, structured);
+            return with_text(text, value, true, structured, output);
         }
     }
-    with_text(text, value, is_error, structured)
+    with_text(text, value, is_error, structured, output)
 }
 
-fn with_text(text: String, value: Value, is_error: bool, structured: bool) -> ToolResult {
+fn with_text(text: String, value: Value, is_error: bool, structured: bool, output: Option<&Validator>) -> ToolResult {
+    let admitted = !is_error || output.is_none_or(|schema| schema.is_valid(&value));
     ToolResult {
         content: Blocks::Text([ContentBlock::text(text)]),
-        structured_content: (structured && value.is_object()).then_some(value),
+        structured_content: (structured && admitted && value.is_object()).then_some(value),
         is_error,
     }
 }
@@ -71,7 +76,7 @@ mod tests {
     use crate::outcome::{ErrorKind, Failure};
 
     fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> Value {
-        serde_json::to_value(super::tool_result(outcome, limit, structured)).unwrap()
+        serde_json::to_value(super::tool_result(outcome, limit, structured, None)).unwrap()
     }
 
     #[test]
@@ -93,6 +98,28 @@ mod tests {
         assert_eq!(r["isError"], true);
         assert_eq!(r["structuredContent"], body);
         assert_eq!(serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(), body);
+    }
+
+    #[test]
+    fn an_error_body_the_output_schema_does_not_admit_is_text_only() {
+        let schema = json!({
+            "type": "object",
+            "anyOf": [
+                { "properties": { "sum": { "type": "number" } }, "required": ["sum"] },
+                { "properties": { "error": { "const": "Version conflict" } }, "required": ["error"] },
+            ],
+        });
+        let output = jsonschema::validator_for(&schema).unwrap();
+        let shaped = |body: Value| {
+            let failure = Failure { kind: ErrorKind::Conflict, body };
+            serde_json::to_value(super::tool_result(Err(failure), 1000, true, Some(&output))).unwrap()
+        };
+        let admitted = shaped(json!({ "error": "Version conflict" }));
+        assert_eq!(admitted["structuredContent"], json!({ "error": "Version conflict" }));
+        let other = shaped(json!({ "error": "Invalid arguments" }));
+        assert_eq!(other["isError"], true);
+        assert!(other.get("structuredContent").is_none(), "{other}");
+        assert_eq!(other["content"][0]["text"], "{\n  \"error\": \"Invalid arguments\"\n}");
     }
 
     #[test]

@@ -90,5 +90,10 @@ pub struct Sum {
 /// Adds two numbers; its result is an object, so the tool declares an outputSchema.
 #[operation(title = "Add numbers", read_only, idempotent, rest = "GET /add")]
 pub async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
-    Ok(Sum { sum: args.a + args.b })
+    let sum = args.a + args.b;
+    // JSON has no infinity: serde would write `null`, which the outputSchema does not admit.
+    if !sum.is_finite() {
+        return Err(Error::invalid_input(format!("{} + {} is not a finite number", args.a, args.b)));
+    }
+    Ok(Sum { sum })
 }

@@ -13,8 +13,9 @@ pub struct SleepArgs {
     /// How long to sleep, in milliseconds (at most 60,000).
     #[schemars(range(max = 60000))]
     pub ms: u64,
-    /// Progress reports spread over the sleep.
+    /// Progress reports spread over the sleep (at most 1,000).
     #[serde(default)]
+    #[schemars(range(max = 1000))]
     pub steps: u32,
 }
 

@@ -77,9 +77,16 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
             }
         };
         responses.insert(rest.status.to_string(), success);
+        // Kinds that share a status share its response, their descriptions joined.
         for kind in ErrorKind::ALL {
+            let status = kind.http_status().to_string();
+            if let Some(Value::String(text)) = responses.get_mut(&status).and_then(|r| r.get_mut("description")) {
+                text.push(' ');
+                text.push_str(error_description(kind));
+                continue;
+            }
             responses.insert(
-                kind.http_status().to_string(),
+                status,
                 json!({ "description": error_description(kind), "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }),
             );
         }
@@ -124,6 +131,9 @@ fn error_description(kind: ErrorKind) -> &'static str {
         ErrorKind::BadRequest => "Bad request: a malformed body or query.",
         ErrorKind::TooLarge => "Too large.",
         ErrorKind::Internal => "Internal error.",
+        ErrorKind::ElicitationRequired => {
+            "Or: the user must first complete the URL elicitations `elicitations` lists, then retry."
+        }
     }
 }
 

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::{Server, structured};
+use crate::support::Server;
 
 #[test]
 fn a_cancelled_call_gets_no_response_and_the_session_goes_on() {
@@ -66,7 +66,7 @@ fn adding_a_tool_sends_list_changed_and_the_tool_is_callable() {
     let tools = s.response(2)["result"]["tools"].as_array().unwrap().clone();
     assert_eq!(tools.last().unwrap()["name"], "echo.dynamic");
     let r = s.call(3, "echo.dynamic", json!({ "text": "hi" }));
-    assert_eq!(structured(&r), &json!({ "echo": { "text": "hi" } }));
+    assert_eq!(r["result"]["structuredContent"], json!({ "echo": { "text": "hi" } }));
     let bad = s.call(4, "add_tool", json!({ "name": "has space" }));
     assert_eq!(bad["result"]["isError"], true);
     s.request(5, "tools/call", json!({ "name": "remove_tool", "arguments": { "name": "echo.dynamic" } }));

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use crate::support::{Server, error_code, structured};
+use crate::support::{Server, body, error_code};
 
 #[test]
 fn malformed_lines_get_errors_and_the_server_goes_on() {
@@ -66,7 +66,7 @@ fn invalid_arguments_are_a_tool_error_naming_path_keyword_and_message() {
     let mut s = Server::ready(json!({}));
     let r = s.call(1, "add_numbers", json!({ "a": "one", "b": 2 }));
     assert_eq!(r["result"]["isError"], true);
-    let v = &structured(&r)["violations"][0];
+    let v = &body(&r)["violations"][0];
     assert_eq!(v["path"], "/a");
     assert_eq!(v["keyword"], "type");
     assert!(v["message"].as_str().unwrap().contains("number"), "{v}");
@@ -77,7 +77,7 @@ fn a_misspelt_argument_is_rejected_by_name() {
     let mut s = Server::ready(json!({}));
     let r = s.call(1, "sleep", json!({ "ms": 1, "stpes": 2 }));
     assert_eq!(r["result"]["isError"], true);
-    let violations = structured(&r)["violations"].as_array().unwrap().clone();
+    let violations = body(&r)["violations"].as_array().unwrap().clone();
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0]["path"], "/stpes");
     assert!(violations[0]["message"].as_str().unwrap().contains("unknown argument `stpes`"));
@@ -89,9 +89,44 @@ fn a_tool_failure_is_an_error_result_with_its_parsed_body() {
     let r = s.call(1, "test_error_handling", json!({}));
     assert_eq!(r["result"]["isError"], true);
     let body = json!({ "error": "This tool intentionally returns an error for testing" });
-    assert_eq!(structured(&r), &body);
-    let text: serde_json::Value = serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(text, body);
+    assert_eq!(r["result"]["structuredContent"], body, "the tool declares no outputSchema, so any body goes");
+    assert_eq!(super::support::body(&r), body);
+}
+
+#[test]
+fn an_error_body_the_output_schema_does_not_admit_is_left_out_of_structured_content() {
+    let mut s = Server::ready(json!({}));
+    // add_numbers declares an outputSchema (`{sum}`); the invalid-arguments body is no such object.
+    let r = s.call(1, "add_numbers", json!({ "a": "one", "b": 2 }));
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"].get("structuredContent").is_none(), "{r}");
+    assert_eq!(body(&r)["error"], "Invalid arguments");
+}
+
+#[test]
+fn a_sum_that_is_not_finite_is_a_tool_error() {
+    let mut s = Server::ready(json!({}));
+    let r = s.call(1, "add_numbers", json!({ "a": 1.7e308, "b": 1.7e308 }));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(body(&r)["error"].as_str().unwrap().contains("not a finite number"), "{r}");
+}
+
+#[test]
+fn an_unknown_prompt_is_invalid_params_not_resource_not_found() {
+    let mut s = Server::ready(json!({}));
+    s.request(1, "prompts/get", json!({ "name": "no_such_prompt" }));
+    let r = s.response(1);
+    assert_eq!(error_code(&r), -32602, "{r}");
+    assert_eq!(r["error"]["message"], "Prompt not found: no_such_prompt");
+}
+
+#[test]
+fn a_request_with_a_null_id_is_answered_with_invalid_request() {
+    let mut s = Server::ready(json!({}));
+    s.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}\n");
+    let r = s.recv();
+    assert_eq!(error_code(&r), -32600, "{r}");
+    assert_eq!(r["id"], serde_json::Value::Null);
 }
 
 #[test]
@@ -99,7 +134,7 @@ fn the_size_guard_replaces_an_oversized_result() {
     let mut s = Server::ready(json!({}));
     let r = s.call(1, "large_result", json!({ "chars": 60000 }));
     assert_eq!(r["result"]["isError"], true);
-    let note = structured(&r);
+    let note = body(&r);
     assert_eq!(note["error"], "Result too large");
     assert_eq!(note["limitChars"], 50000);
     assert!(note["resultChars"].as_u64().unwrap() > 60000);
@@ -116,7 +151,7 @@ fn a_duplicate_in_flight_id_is_refused() {
     let first = s.recv();
     assert_eq!(error_code(&first), -32600, "{first}");
     let second = s.response(1);
-    assert_eq!(structured(&second)["slept_ms"], 300);
+    assert_eq!(body(&second)["slept_ms"], 300);
 }
 
 #[test]
@@ -129,7 +164,7 @@ fn arguments_nested_too_deep_are_a_tool_error_and_other_messages_name_their_id()
     s.send_raw(format!("{call}\n").as_bytes());
     let r = s.response(3);
     assert_eq!(r["result"]["isError"], true, "{r}");
-    assert_eq!(structured(&r)["violations"][0]["keyword"], "maxDepth");
+    assert_eq!(body(&r)["violations"][0]["keyword"], "maxDepth");
     let other = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{{"name":{deep}}}}}"#);
     s.send_raw(format!("{other}\n").as_bytes());
     assert_eq!(error_code(&s.response(4)), -32602);

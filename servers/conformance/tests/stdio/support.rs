@@ -148,7 +148,9 @@ pub fn error_code(response: &Value) -> i64 {
     response["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error response: {response}"))
 }
 
-/// The structured content of a tool result.
-pub fn structured(response: &Value) -> &Value {
-    &response["result"]["structuredContent"]
+/// The JSON a tool result's text block carries: the value, or the failure's parsed body (which
+/// `structuredContent` repeats only where the tool's outputSchema admits it).
+pub fn body(response: &Value) -> Value {
+    let text = response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {response}"));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("the text block is not JSON ({e}): {text}"))
 }

@@ -1,0 +1,54 @@
+//! The MCP schema of each revision the servers speak, from `../shared/mcp-spec` beside the
+//! repository: every tool descriptor a server lists must be a valid `Tool` of each, since a host
+//! built on an official SDK throws away the whole `tools/list` for one that is not.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// The revisions whose `Tool` definition a descriptor must satisfy.
+pub const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
+/// The folder of the specification: `MCP_SPEC_DIR`, else `../shared/mcp-spec` beside the repository.
+pub fn spec_dir() -> PathBuf {
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/mcp-spec")),
+    }
+}
+
+/// What is wrong with each tool under each revision; empty when every tool is valid.
+pub fn tool_problems(tools: &[Value]) -> Result<Vec<String>, String> {
+    let mut problems = Vec::new();
+    for revision in REVISIONS {
+        let path = spec_dir().join(revision).join("schema/schema.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: {e} (the MCP specification is expected beside the repository; set MCP_SPEC_DIR to its folder)", path.display()))?;
+        let mut schema: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        schema["$ref"] = Value::from("#/$defs/Tool");
+        let validator = jsonschema::validator_for(&schema).map_err(|e| format!("{}: {e}", path.display()))?;
+        for tool in tools {
+            let name = tool["name"].as_str().unwrap_or("?");
+            for error in validator.iter_errors(tool) {
+                problems.push(format!("{revision}: tool {name}: {} at {}", error, error.instance_path()));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_property_schema_written_true_is_rejected() {
+        let schema = json!({ "type": "object", "properties": { "result": true } });
+        let tool = json!({ "name": "t", "inputSchema": { "type": "object" }, "outputSchema": schema });
+        let problems = tool_problems(&[tool]).unwrap();
+        assert!(problems.iter().any(|p| p.starts_with("2025-11-25: tool t:")), "{problems:?}");
+        let fine = json!({ "name": "t", "inputSchema": { "type": "object", "properties": { "a": {} } } });
+        assert_eq!(tool_problems(&[fine]).unwrap(), Vec::<String>::new());
+    }
+}

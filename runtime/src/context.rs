@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::jsonrpc::{RequestId, RpcError};
 use crate::logging::LogLevel;
 use crate::server::Server;
-use crate::session::CallScope;
+use crate::session::{CallScope, lock};
 
 /// The context of one call. Cheap to clone; `Deref`s to the server's state.
 pub struct Cx<S> {
@@ -91,11 +91,16 @@ impl<S: Send + Sync + 'static> Cx<S> {
         }
     }
 
-    /// Sends `notifications/message` when `level` is at or above the session's minimum.
+    /// Sends `notifications/message` when `level` is at or above the minimum: the session's
+    /// (`logging/setLevel`), or for a 2026-07-28 request the one its `_meta` asked for, without
+    /// which nothing is sent.
     pub fn log(&self, level: LogLevel, data: impl Serialize) {
-        if let Some(scope) = &self.scope {
-            let data = serde_json::to_value(data).unwrap_or(Value::Null);
-            scope.session.log(level, Some(&self.server.0.info.name), data, Some(&scope.request_id));
+        let Some(scope) = &self.scope else { return };
+        let logger = Some(self.server.0.info.name.as_str());
+        match &scope.stateless {
+            Some(meta) if meta.log_level.is_none_or(|min| level < min) => {}
+            Some(_) => scope.session.send_log(level, logger, to_value(data), Some(&scope.request_id)),
+            None => scope.session.log(level, logger, to_value(data), Some(&scope.request_id)),
         }
     }
 
@@ -113,31 +118,73 @@ impl<S: Send + Sync + 'static> Cx<S> {
         }
     }
 
-    /// Sends a request to the client and waits for its answer.
+    /// Sends a request to the client and waits for its answer. Prefer the typed questions below,
+    /// which check the client's capabilities first.
     pub async fn request_client(&self, method: &str, params: Value) -> Result<Value, ClientRequestError> {
         let scope = self.scope.as_ref().ok_or(ClientRequestError::NoSession)?;
-        scope.session.request_client(method, params, Some(&scope.request_id)).await
+        match &scope.round {
+            Some(_) => self.ask_one(InputRequest::raw(method, params)).await,
+            None if scope.stateless.is_some() => Err(ClientRequestError::NoSession),
+            None => scope.session.request_client(method, params, Some(&scope.request_id)).await,
+        }
+    }
+
+    /// Asks the client several questions at once and gives their answers by key. Under the
+    /// 2025 revisions each is a request to the client; under 2026-07-28 the questions without an
+    /// answer yet end this round of the request with `input_required`, and the client's retry
+    /// runs the operation again, this time with the answers (write the code before a question
+    /// so that running it again does no harm).
+    pub async fn ask(&self, questions: Vec<(String, InputRequest)>) -> Result<Map<String, Value>, ClientRequestError> {
+        let scope = self.scope.as_ref().ok_or(ClientRequestError::NoSession)?;
+        let capabilities = self.client_capabilities();
+        if let Some(q) = questions.iter().map(|(_, q)| q).find(|q| !q.declared(&capabilities)) {
+            *lock(&scope.missing_capability) = Some(q.capability);
+            return Err(ClientRequestError::NotSupported { capability: q.capability });
+        }
+        match &scope.round {
+            Some(round) => {
+                let stateless = true;
+                let asked: Vec<(String, &str, Value)> =
+                    questions.iter().map(|(k, q)| (k.clone(), q.method, q.params(stateless))).collect();
+                let refs: Vec<(String, &str, &Value)> = asked.iter().map(|(k, m, p)| (k.clone(), *m, p)).collect();
+                match round.answers(&refs) {
+                    Some(answers) => Ok(answers),
+                    // The call is stopped and answered `input_required` by the session.
+                    None => std::future::pending().await,
+                }
+            }
+            None if scope.stateless.is_some() => Err(ClientRequestError::NoSession),
+            None => {
+                let mut answers = Map::new();
+                for (key, q) in questions {
+                    let answer =
+                        scope.session.request_client(q.method, q.params(false), Some(&scope.request_id)).await?;
+                    answers.insert(key, answer);
+                }
+                Ok(answers)
+            }
+        }
+    }
+
+    async fn ask_one(&self, question: InputRequest) -> Result<Value, ClientRequestError> {
+        let key = match self.scope.as_ref().and_then(|s| s.round.as_ref()) {
+            Some(round) => round.next_key(),
+            None => String::from("input"),
+        };
+        let mut answers = self.ask(vec![(key.clone(), question)]).await?;
+        Ok(answers.remove(&key).unwrap_or(Value::Null))
     }
 
     /// `sampling/createMessage`: asks the client's model. Needs the client's `sampling` capability,
     /// and `sampling.tools` when the request offers the model tools (`tools` or `toolChoice`).
     pub async fn create_message(&self, params: Value) -> Result<Value, ClientRequestError> {
-        self.require("sampling", |c| c.get("sampling").is_some())?;
-        if params.get("tools").is_some() || params.get("toolChoice").is_some() {
-            self.require("sampling.tools", |c| c.pointer("/sampling/tools").is_some())?;
-        }
-        self.request_client("sampling/createMessage", params).await
+        self.ask_one(InputRequest::create_message(params)).await
     }
 
     /// `elicitation/create` in form mode: asks the user to fill in `requested_schema`. Needs
     /// `elicitation.form`, or an `elicitation` that names no mode (which means form).
     pub async fn elicit_form(&self, message: &str, requested_schema: Value) -> Result<Value, ClientRequestError> {
-        self.require("elicitation.form", |c| {
-            c.get("elicitation").is_some_and(|e| e.get("form").is_some() || e.get("url").is_none())
-        })?;
-        // `mode` is left out: form is the default, and revisions before 2025-11-25 do not know the field.
-        let params = json!({ "message": message, "requestedSchema": requested_schema });
-        self.request_client("elicitation/create", params).await
+        self.ask_one(InputRequest::elicit_form(message, requested_schema)).await
     }
 
     /// `elicitation/create` in URL mode: sends the user to `url`. Needs `elicitation.url`.
@@ -147,27 +194,114 @@ impl<S: Send + Sync + 'static> Cx<S> {
         url: &str,
         elicitation_id: &str,
     ) -> Result<Value, ClientRequestError> {
-        self.require("elicitation.url", |c| c.pointer("/elicitation/url").is_some())?;
-        let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id });
-        self.request_client("elicitation/create", params).await
+        self.ask_one(InputRequest::elicit_url(message, url, elicitation_id)).await
     }
 
-    /// `notifications/elicitation/complete`: the URL-mode interaction finished.
+    /// `roots/list`: the client's roots. Needs the client's `roots` capability.
+    pub async fn list_roots(&self) -> Result<Value, ClientRequestError> {
+        self.ask_one(InputRequest::list_roots()).await
+    }
+
+    /// The capability a question of this call needed and the client had not declared.
+    pub(crate) fn missing_capability(&self) -> Option<&'static str> {
+        self.scope.as_ref().and_then(|s| *lock(&s.missing_capability))
+    }
+
+    /// `notifications/elicitation/complete`: the URL-mode interaction finished (2025-11-25; the
+    /// stateless revision has no such notification: its client learns it by retrying).
     pub fn elicitation_complete(&self, elicitation_id: &str) {
-        if let Some(scope) = &self.scope {
+        if let Some(scope) = self.scope.as_ref().filter(|s| s.stateless.is_none()) {
             let params = json!({ "elicitationId": elicitation_id });
             scope.session.notify("notifications/elicitation/complete", &params, None);
         }
     }
 
-    fn require(&self, capability: &'static str, has: impl Fn(&Value) -> bool) -> Result<(), ClientRequestError> {
-        let scope = self.scope.as_ref().ok_or(ClientRequestError::NoSession)?;
-        if has(&scope.session.client_capabilities()) {
-            Ok(())
-        } else {
-            Err(ClientRequestError::NotSupported { capability })
+    /// The capabilities the client declared: in the handshake, or in a 2026-07-28 request's `_meta`.
+    pub fn client_capabilities(&self) -> Value {
+        match &self.scope {
+            Some(scope) => match &scope.stateless {
+                Some(meta) => meta.client_capabilities.clone(),
+                None => scope.session.client_capabilities(),
+            },
+            None => json!({}),
         }
     }
+}
+
+/// One question an operation asks the client: elicitation, sampling or its roots.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequest {
+    method: &'static str,
+    params: Value,
+    /// The client capability it needs, written as a path (`elicitation.form`), or "" for none.
+    capability: &'static str,
+}
+
+impl InputRequest {
+    /// `elicitation/create` in form mode. `mode` is left out: form is the default, and revisions
+    /// before 2025-11-25 do not know the field.
+    pub fn elicit_form(message: &str, requested_schema: Value) -> Self {
+        let params = json!({ "message": message, "requestedSchema": requested_schema });
+        InputRequest { method: "elicitation/create", params, capability: "elicitation.form" }
+    }
+
+    /// `elicitation/create` in URL mode.
+    pub fn elicit_url(message: &str, url: &str, elicitation_id: &str) -> Self {
+        let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id });
+        InputRequest { method: "elicitation/create", params, capability: "elicitation.url" }
+    }
+
+    /// `sampling/createMessage`; offering the model tools needs `sampling.tools`.
+    pub fn create_message(params: Value) -> Self {
+        let with_tools = params.get("tools").is_some() || params.get("toolChoice").is_some();
+        let capability = if with_tools { "sampling.tools" } else { "sampling" };
+        InputRequest { method: "sampling/createMessage", params, capability }
+    }
+
+    /// `roots/list`.
+    pub fn list_roots() -> Self {
+        InputRequest { method: "roots/list", params: json!({}), capability: "roots" }
+    }
+
+    fn raw(method: &str, params: Value) -> Self {
+        let method = match method {
+            "elicitation/create" => "elicitation/create",
+            "sampling/createMessage" => "sampling/createMessage",
+            "roots/list" => "roots/list",
+            _ => "unknown",
+        };
+        InputRequest { method, params, capability: "" }
+    }
+
+    /// Whether the client declared what this question needs. An `elicitation` naming no mode has
+    /// form mode.
+    fn declared(&self, capabilities: &Value) -> bool {
+        match self.capability {
+            "" => true,
+            "elicitation.form" => capabilities
+                .get("elicitation")
+                .is_some_and(|e| e.get("form").is_some() || e.get("url").is_none()),
+            path => path.split('.').try_fold(capabilities, |c, key| c.get(key)).is_some(),
+        }
+    }
+
+    /// The params as the revision sends them: 2026-07-28 has no `elicitationId`.
+    fn params(&self, stateless: bool) -> Value {
+        let mut params = self.params.clone();
+        if stateless && let Some(p) = params.as_object_mut() {
+            p.remove("elicitationId");
+        }
+        params
+    }
+}
+
+/// `{"sampling": {"tools": {}}}` for `sampling.tools`: the shape of `requiredCapabilities`.
+pub(crate) fn capability_object(path: &str) -> Value {
+    path.rsplit('.').fold(json!({}), |inner, key| json!({ key: inner }))
+}
+
+fn to_value(data: impl Serialize) -> Value {
+    serde_json::to_value(data).unwrap_or(Value::Null)
 }
 
 macro_rules! log_shortcuts {

@@ -15,6 +15,12 @@ pub mod code {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// MCP: a resource URI that names nothing.
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// MCP 2026-07-28: the HTTP headers do not match the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// MCP 2026-07-28: the request needs a client capability the request did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// MCP 2026-07-28: the request's protocol version is not one the server speaks.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
     /// MCP: the request needs a URL-mode elicitation completed first.
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
 }

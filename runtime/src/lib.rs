@@ -20,6 +20,7 @@ pub mod numbers;
 mod operation;
 mod outcome;
 mod prompts;
+mod request_state;
 mod resources;
 pub mod schema;
 mod server;
@@ -32,7 +33,7 @@ mod wire_names;
 pub mod __private;
 
 pub use content::{Content, ContentBlock, ResourceContents};
-pub use context::{ClientRequestError, Cx};
+pub use context::{ClientRequestError, Cx, InputRequest};
 pub use descriptor::ToolDescriptor;
 pub use logging::LogLevel;
 pub use operation::{Annotations, BoxFuture, Operation, RestRoute};
@@ -42,7 +43,11 @@ pub use outcome::{
 };
 pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
 pub use resources::{Resource, ResourceRequest, ResourceTemplate, match_template};
+pub use request_state::{StateError, StateKey};
 pub use server::{Config, Server, ServerBuilder, ServerInfo};
-pub use session::{LATEST_VERSION, Outbox, Outgoing, Route, SUPPORTED_VERSIONS, Session};
+pub use session::{
+    CacheHint, CacheScope, HANDSHAKE_VERSIONS, LATEST_VERSION, Outbox, Outgoing, Route, STATELESS_VERSIONS,
+    SUPPORTED_VERSIONS, Session,
+};
 pub use table::{DynamicTool, Entry, Table, TableError};
 pub use tooltable_macros::operation;

@@ -21,28 +21,34 @@ use crate::resources::{
     ReadHandler, Resource, ResourceRequest, ResourceTemplate, StaticResource, TemplateResource, match_template,
     read_handler,
 };
-use crate::session::SessionCore;
+use crate::request_state::StateKey;
+use crate::session::{CacheHint, SessionCore};
 use crate::table::{DynamicTool, Entry, Table, TableError};
 
 /// The name and version a server gives in `initialize`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ServerInfo {
     pub name: String,
     pub version: String,
 }
 
 /// Settings with defaults a server may change.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Config {
     /// Items per page of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`.
     pub page_size: usize,
     /// The result-size guard: the most characters of pretty-printed JSON a tool result may have.
     pub result_limit: usize,
+    /// The cache hint of cacheable results under revision 2026-07-28 (lists, reads, discovery).
+    pub cache: CacheHint,
+    /// Signs the `requestState` of multi-round requests; instances behind one load balancer
+    /// share it (default: a key of this process's own).
+    pub state_key: StateKey,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { page_size: 100, result_limit: 50_000 }
+        Config { page_size: 100, result_limit: 50_000, cache: CacheHint::default(), state_key: StateKey::random() }
     }
 }
 
@@ -297,6 +303,18 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     }
     pub fn result_limit(mut self, chars: usize) -> Self {
         self.config.result_limit = chars;
+        self
+    }
+    /// How long 2026-07-28 clients may cache lists, reads and discovery (default: stale at once,
+    /// private).
+    pub fn cache_hint(mut self, hint: CacheHint) -> Self {
+        self.config.cache = hint;
+        self
+    }
+    /// The key that signs multi-round `requestState`s: give every instance of a scaled-out
+    /// server the same one, so a retry may land on any of them.
+    pub fn state_key(mut self, key: StateKey) -> Self {
+        self.config.state_key = key;
         self
     }
 

@@ -6,10 +6,9 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::mpsc::UnboundedReceiver;
-use tooltable::{
-    Cx, Error, Outgoing, Route, Server, Session, UrlElicitation, UrlElicitationRequired, operation, table,
-};
+use tooltable::{Cx, Error, Route, Server, Session, UrlElicitation, UrlElicitationRequired, operation, table};
+
+mod support;
 
 /// Does nothing.
 #[operation]
@@ -76,50 +75,15 @@ fn server() -> Server<()> {
         .unwrap()
 }
 
-struct Peer {
-    session: Session<()>,
-    out: UnboundedReceiver<Outgoing>,
-}
+type Peer = support::Peer<()>;
 
-impl Peer {
-    fn new(capabilities: Value) -> Self {
-        let (outbox, out) = tokio::sync::mpsc::unbounded_channel();
-        let session = Session::new(&server(), outbox);
-        let mut peer = Peer { session, out };
-        peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": capabilities } }));
-        peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        peer
-    }
-    fn send(&mut self, msg: Value) {
-        self.session.handle_bytes(msg.to_string().as_bytes());
-    }
-    async fn next(&mut self) -> (Value, Route) {
-        let msg =
-            tokio::time::timeout(Duration::from_secs(5), self.out.recv()).await.expect("a message").expect("open");
-        (serde_json::from_str(&msg.json).unwrap(), msg.route)
-    }
-    /// The next message that is neither the handshake's answer nor a notification.
-    async fn next_after_handshake(&mut self) -> Value {
-        loop {
-            let (msg, _) = self.next().await;
-            if msg["id"] != 0 && msg.get("id").is_some() {
-                return msg;
-            }
-        }
-    }
-    async fn response(&mut self, id: i64) -> Value {
-        loop {
-            let (msg, _) = self.next().await;
-            if msg["id"] == id && msg.get("method").is_none() {
-                return msg;
-            }
-        }
-    }
+fn peer(capabilities: Value) -> Peer {
+    Peer::initialized(&server(), capabilities)
 }
 
 #[tokio::test]
 async fn tools_list_pages_with_an_opaque_cursor() {
-    let mut p = Peer::new(json!({}));
+    let mut p = peer(json!({}));
     let mut names = Vec::new();
     let mut cursor = Value::Null;
     for id in 1.. {
@@ -138,7 +102,7 @@ async fn tools_list_pages_with_an_opaque_cursor() {
 
 #[tokio::test]
 async fn url_elicitation_needs_the_url_capability() {
-    let mut p = Peer::new(json!({ "elicitation": { "form": {} } }));
+    let mut p = peer(json!({ "elicitation": { "form": {} } }));
     p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "visit", "arguments": { "url": "https://example.test/login" } } }));
     let r = p.response(1).await;
     assert_eq!(r["result"]["isError"], true);
@@ -147,7 +111,7 @@ async fn url_elicitation_needs_the_url_capability() {
 
 #[tokio::test]
 async fn url_elicitation_then_completion_within_the_call() {
-    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    let mut p = peer(json!({ "elicitation": { "url": {} } }));
     p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "visit", "arguments": { "url": "https://example.test/login" } } }));
     let (request, route) = loop {
         let (msg, route) = p.next().await;
@@ -170,7 +134,7 @@ async fn url_elicitation_then_completion_within_the_call() {
 
 #[tokio::test]
 async fn closing_the_session_fails_a_call_waiting_on_the_client() {
-    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    let mut p = peer(json!({ "elicitation": { "url": {} } }));
     p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "visit", "arguments": { "url": "u" } } }));
     loop {
         if p.next().await.0["method"] == "elicitation/create" {
@@ -244,13 +208,13 @@ async fn call(p: &mut Peer, id: i64, name: &str) -> Value {
 
 #[tokio::test]
 async fn form_elicitation_is_not_sent_to_a_client_that_declared_only_url_mode() {
-    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    let mut p = peer(json!({ "elicitation": { "url": {} } }));
     let r = call(&mut p, 1, "ask").await;
     assert_eq!(r["result"]["isError"], true, "{r}");
     assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("elicitation.form"), "{r}");
     // A client that names no mode has form mode; one that names it has it too.
     for capabilities in [json!({ "elicitation": {} }), json!({ "elicitation": { "form": {}, "url": {} } })] {
-        let mut p = Peer::new(capabilities);
+        let mut p = peer(capabilities);
         p.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "ask", "arguments": {} } }));
         let request = p.next_after_handshake().await;
         assert_eq!(request["method"], "elicitation/create", "{request}");
@@ -259,11 +223,11 @@ async fn form_elicitation_is_not_sent_to_a_client_that_declared_only_url_mode() 
 
 #[tokio::test]
 async fn sampling_with_tools_needs_the_sampling_tools_capability() {
-    let mut p = Peer::new(json!({ "sampling": {} }));
+    let mut p = peer(json!({ "sampling": {} }));
     let r = call(&mut p, 1, "sample_with_tools").await;
     assert_eq!(r["result"]["isError"], true, "{r}");
     assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("sampling.tools"), "{r}");
-    let mut p = Peer::new(json!({ "sampling": { "tools": {} } }));
+    let mut p = peer(json!({ "sampling": { "tools": {} } }));
     p.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "sample_with_tools", "arguments": {} } }));
     let request = p.next_after_handshake().await;
     assert_eq!(request["method"], "sampling/createMessage", "{request}");
@@ -271,7 +235,7 @@ async fn sampling_with_tools_needs_the_sampling_tools_capability() {
 
 #[tokio::test]
 async fn an_operation_can_require_a_url_elicitation() {
-    let mut p = Peer::new(json!({ "elicitation": { "url": {} } }));
+    let mut p = peer(json!({ "elicitation": { "url": {} } }));
     let r = call(&mut p, 1, "needs_authorization").await;
     assert_eq!(r["error"]["code"], -32042, "{r}");
     assert_eq!(r["error"]["message"], "Authorization is required.");
@@ -283,7 +247,7 @@ async fn an_operation_can_require_a_url_elicitation() {
 
 #[tokio::test]
 async fn a_request_with_a_null_id_is_refused() {
-    let mut p = Peer::new(json!({}));
+    let mut p = peer(json!({}));
     p.send(json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }));
     let r = p.next_after_handshake().await;
     assert_eq!(r["error"]["code"], -32600, "{r}");

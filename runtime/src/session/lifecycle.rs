@@ -8,10 +8,15 @@ use super::{Phase, SessionCore, lock};
 use crate::jsonrpc::RpcError;
 use crate::logging::LogLevel;
 
-/// The protocol revisions this runtime speaks, newest first.
-pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-/// The revision answered when the client asks for one not in [`SUPPORTED_VERSIONS`].
-pub const LATEST_VERSION: &str = SUPPORTED_VERSIONS[0];
+/// The protocol revisions this runtime speaks, newest first: the stateless one, then those with
+/// an `initialize` handshake.
+pub const SUPPORTED_VERSIONS: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The revisions negotiated by `initialize`.
+pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The revisions whose requests carry their own `_meta` instead of a handshake.
+pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
+/// The revision `initialize` answers when the client asks for one not in [`HANDSHAKE_VERSIONS`].
+pub const LATEST_VERSION: &str = HANDSHAKE_VERSIONS[0];
 
 /// Whether a revision has tool titles, outputSchema and structuredContent (2025-06-18 on).
 pub(super) fn has_structured_output(version: &str) -> bool {
@@ -27,7 +32,7 @@ pub(super) fn initialize<S: Send + Sync + 'static>(
         .get("protocolVersion")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("initialize needs params.protocolVersion (a string)"))?;
-    let version = SUPPORTED_VERSIONS.iter().copied().find(|v| *v == requested).unwrap_or(LATEST_VERSION);
+    let version = HANDSHAKE_VERSIONS.iter().copied().find(|v| *v == requested).unwrap_or(LATEST_VERSION);
     {
         let mut state = lock(&session.state);
         if state.phase == Phase::Initialized {
@@ -40,7 +45,7 @@ pub(super) fn initialize<S: Send + Sync + 'static>(
     let server = &session.server.0;
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(version));
-    result.insert("capabilities".into(), capabilities(session));
+    result.insert("capabilities".into(), capabilities(session, false));
     result.insert("serverInfo".into(), json!({ "name": server.info.name, "version": server.info.version }));
     if let Some(text) = &server.instructions {
         result.insert("instructions".into(), json!(text));
@@ -48,13 +53,15 @@ pub(super) fn initialize<S: Send + Sync + 'static>(
     Ok(Value::Object(result))
 }
 
-/// Declares only what the server has: resources, prompts and completions when registered.
-fn capabilities<S: Send + Sync + 'static>(session: &SessionCore<S>) -> Value {
+/// Declares only what the server has: resources, prompts and completions when registered. A
+/// stateless client is promised no change notifications: those need a stream it has not opened.
+pub(super) fn capabilities<S: Send + Sync + 'static>(session: &SessionCore<S>, stateless: bool) -> Value {
     let server = &session.server.0;
     let mut caps = Map::new();
-    caps.insert("tools".into(), json!({ "listChanged": true }));
+    caps.insert("tools".into(), if stateless { json!({}) } else { json!({ "listChanged": true }) });
     if !server.resources.is_empty() || !server.templates.is_empty() {
-        caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": false }));
+        let resources = if stateless { json!({}) } else { json!({ "subscribe": true, "listChanged": false }) };
+        caps.insert("resources".into(), resources);
     }
     if !server.prompts.is_empty() {
         caps.insert("prompts".into(), json!({ "listChanged": false }));

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::{SessionCore, lifecycle, lock, paginate, shape};
+use super::{RequestMeta, SessionCore, lifecycle, lock, paginate, shape, stateless};
 use crate::jsonrpc::{RequestId, RpcError, code};
 use crate::outcome::ErrorKind;
 use crate::logging::LogLevel;
@@ -18,15 +18,17 @@ pub(super) fn dispatch<S: Send + Sync + 'static>(
     id: RequestId,
     method: &str,
     params: Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
 ) {
     let server = &session.server;
     let inner = &server.0;
     let has_resources = !inner.resources.is_empty() || !inner.templates.is_empty();
     let answer = match method {
         "initialize" => lifecycle::initialize(session, params),
+        "server/discover" => Ok(stateless::discover(session)),
         "ping" => Ok(json!({})),
-        "tools/list" => tools_list(session, &params),
-        "tools/call" => return tools_call(session, id, params),
+        "tools/list" => tools_list(session, &params, stateless.is_some()),
+        "tools/call" => return tools_call(session, id, params, stateless),
         "logging/setLevel" => set_level(session, &params),
         "resources/list" if has_resources => {
             let items = inner.resources.iter().map(|r| json!(r.resource)).collect();
@@ -36,17 +38,17 @@ pub(super) fn dispatch<S: Send + Sync + 'static>(
             let items = inner.templates.iter().map(|t| json!(t.template)).collect();
             paginate::page(items, "resourceTemplates", &params, inner.config.page_size)
         }
-        "resources/read" if has_resources => return resources_read(session, id, params),
+        "resources/read" if has_resources => return resources_read(session, id, params, stateless),
         "resources/subscribe" | "resources/unsubscribe" if has_resources => subscription(session, method, &params),
         "prompts/list" if !inner.prompts.is_empty() => {
             let items = inner.prompts.iter().map(|p| json!(p.prompt)).collect();
             paginate::page(items, "prompts", &params, inner.config.page_size)
         }
-        "prompts/get" if !inner.prompts.is_empty() => return prompts_get(session, id, params),
-        "completion/complete" if inner.completion.is_some() => return complete(session, id, params),
+        "prompts/get" if !inner.prompts.is_empty() => return prompts_get(session, id, params, stateless),
+        "completion/complete" if inner.completion.is_some() => return complete(session, id, params, stateless),
         _ => Err(RpcError::method_not_found(method)),
     };
-    session.reply(id, answer);
+    session.answer(id, answer, stateless.as_deref());
 }
 
 fn str_param<'a>(params: &'a Option<Value>, key: &str) -> Result<&'a str, RpcError> {
@@ -57,8 +59,12 @@ fn str_param<'a>(params: &'a Option<Value>, key: &str) -> Result<&'a str, RpcErr
         .ok_or_else(|| RpcError::invalid_params(format!("params.{key} (a string) is required")))
 }
 
-fn tools_list<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Value, RpcError> {
-    let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
+fn tools_list<S: Send + Sync + 'static>(
+    session: &SessionCore<S>,
+    params: &Option<Value>,
+    stateless: bool,
+) -> Result<Value, RpcError> {
+    let structured = stateless || lifecycle::has_structured_output(lock(&session.state).protocol_version);
     let items = session
         .server
         .0
@@ -77,18 +83,33 @@ fn tools_list<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Optio
     paginate::page(items, "tools", params, session.server.0.config.page_size)
 }
 
-fn tools_call<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, mut params: Option<Value>) {
+fn tools_call<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    mut params: Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+) {
     let name = match str_param(&params, "name") {
         Ok(name) => name.to_owned(),
         Err(e) => return session.refuse(id, e),
     };
     // Taken, not cloned: the arguments can be large and are read only by the call.
     let args = params.as_mut().and_then(Value::as_object_mut).and_then(|p| p.remove("arguments"));
-    let structured = lifecycle::has_structured_output(lock(&session.state).protocol_version);
+    let structured = stateless.is_some() || lifecycle::has_structured_output(lock(&session.state).protocol_version);
     let server = session.server.clone();
-    session.spawn(id, &params, move |cx| async move {
+    let is_stateless = stateless.is_some();
+    session.spawn(id, &params, stateless, move |cx| async move {
         let tool = server.tool(&name)?;
+        let probe = cx.clone();
         let outcome = tool.call(cx, args).await?;
+        // 2026-07-28: a call that failed for want of a capability the request did not declare
+        // says so as the protocol error that revision defines.
+        if is_stateless
+            && outcome.is_err()
+            && let Some(capability) = probe.missing_capability()
+        {
+            return Err(missing_capability(capability));
+        }
         if let Err(failure) = &outcome
             && failure.kind == ErrorKind::ElicitationRequired
         {
@@ -105,6 +126,14 @@ fn elicitation_required(body: &Value) -> RpcError {
         .with_data(json!({ "elicitations": body.get("elicitations").cloned().unwrap_or_else(|| json!([])) }))
 }
 
+fn missing_capability(capability: &str) -> RpcError {
+    RpcError::new(
+        code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("this request needs the client capability `{capability}`, which it did not declare"),
+    )
+    .with_data(json!({ "requiredCapabilities": crate::context::capability_object(capability) }))
+}
+
 fn set_level<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Value, RpcError> {
     let level = str_param(params, "level")?;
     let level =
@@ -113,14 +142,26 @@ fn set_level<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option
     Ok(json!({}))
 }
 
-fn resources_read<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+fn resources_read<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    params: Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+) {
     let uri = match str_param(&params, "uri") {
         Ok(uri) => uri.to_owned(),
         Err(e) => return session.refuse(id, e),
     };
     let server = session.server.clone();
-    session.spawn(id, &params, move |cx| async move {
-        let contents = server.read_resource(cx, &uri).await?;
+    // 2026-07-28 answers an unknown resource as invalid params (-32002 stays for the older ones).
+    let not_found = if stateless.is_some() { code::INVALID_PARAMS } else { code::RESOURCE_NOT_FOUND };
+    session.spawn(id, &params, stateless, move |cx| async move {
+        let contents = server.read_resource(cx, &uri).await.map_err(|mut e| {
+            if e.code == code::RESOURCE_NOT_FOUND {
+                e.code = not_found;
+            }
+            e
+        })?;
         Ok(json!({ "contents": contents }))
     });
 }
@@ -143,7 +184,12 @@ fn subscription<S: Send + Sync + 'static>(
     Ok(json!({}))
 }
 
-fn prompts_get<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+fn prompts_get<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    params: Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+) {
     let name = match str_param(&params, "name") {
         Ok(name) => name.to_owned(),
         Err(e) => return session.refuse(id, e),
@@ -156,19 +202,24 @@ fn prompts_get<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: Requ
         },
     };
     let server = session.server.clone();
-    session.spawn(id, &params, move |cx| async move {
+    session.spawn(id, &params, stateless, move |cx| async move {
         let result = server.get_prompt(cx, &name, args).await?;
         Ok(json!(result))
     });
 }
 
-fn complete<S: Send + Sync + 'static>(session: &Arc<SessionCore<S>>, id: RequestId, params: Option<Value>) {
+fn complete<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    params: Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+) {
     let Some(req) = params.as_ref().and_then(CompletionRequest::from_params) else {
         let e = RpcError::invalid_params("completion/complete needs ref {type, name|uri} and argument {name, value}");
         return session.refuse(id, e);
     };
     let server = session.server.clone();
-    session.spawn(id, &params, move |cx| async move {
+    session.spawn(id, &params, stateless, move |cx| async move {
         let mut values = server.complete(cx, req).await?;
         let total = values.len();
         values.truncate(MAX_COMPLETIONS);

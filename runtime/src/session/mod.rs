@@ -5,7 +5,9 @@ mod catch_unwind;
 mod lifecycle;
 mod methods;
 mod paginate;
+mod rounds;
 mod shape;
+mod stateless;
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
@@ -21,7 +23,9 @@ use crate::jsonrpc::{self, Incoming, RequestId, RpcError};
 use crate::logging::LogLevel;
 use crate::server::Server;
 
-pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS};
+pub use lifecycle::{HANDSHAKE_VERSIONS, LATEST_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
+pub use stateless::{CacheHint, CacheScope};
+pub(crate) use stateless::RequestMeta;
 
 /// Where an outgoing message belongs, for transports that keep one stream per request (HTTP).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,15 +118,27 @@ pub(crate) struct SessionCore<S> {
 pub(crate) struct CallScope<S> {
     pub session: Arc<SessionCore<S>>,
     pub request_id: RequestId,
+    /// For a 2026-07-28 request, what its `_meta` said; a 2025 request reads the session's.
+    pub stateless: Option<Arc<RequestMeta>>,
+    /// For a 2026-07-28 request that may ask the client, this round's answers and questions.
+    pub round: Option<Arc<rounds::Round>>,
+    /// A client capability a question needed and the request had not declared.
+    pub missing_capability: Mutex<Option<&'static str>>,
     progress_token: Option<Value>,
     last_progress: Mutex<Option<f64>>,
     pub cancelled: AtomicBool,
 }
 
+/// How a request ends: with its result, or (2026-07-28) with questions for the client first.
+enum Reply<T> {
+    Complete(T),
+    InputRequired(rounds::InputRequired),
+}
+
 /// A session handle. Dropping it (or [`Session::close`]) aborts the calls still running.
 pub struct Session<S: Send + Sync + 'static>(Arc<SessionCore<S>>);
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -245,9 +261,18 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     fn reply<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>) {
-        let json = match &result {
-            Ok(v) => jsonrpc::result(&id, v),
-            Err(e) => jsonrpc::error(Some(&id), e),
+        self.answer(id, result, None);
+    }
+
+    /// Sends a response; one to a 2026-07-28 request in that revision's result shape.
+    fn answer<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>, stateless: Option<&RequestMeta>) {
+        let server = &self.server.0;
+        let json = match (&result, stateless) {
+            (Ok(v), None) => jsonrpc::result(&id, v),
+            (Ok(v), Some(meta)) => {
+                jsonrpc::result(&id, &stateless::StatelessResult::complete(v, meta, &server.info, server.config.cache))
+            }
+            (Err(e), _) => jsonrpc::error(Some(&id), e),
         };
         self.send(json, Route::Reply(id));
     }
@@ -266,10 +291,15 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         self.send(jsonrpc::notification(method, Some(params)), route);
     }
 
+    /// Sends a log message when `level` is at or above the session's minimum.
     pub(crate) fn log(&self, level: LogLevel, logger: Option<&str>, data: Value, during: Option<&RequestId>) {
-        if level < lock(&self.state).log_level {
-            return;
+        if level >= lock(&self.state).log_level {
+            self.send_log(level, logger, data, during);
         }
+    }
+
+    /// Sends a log message, its level already checked.
+    pub(crate) fn send_log(&self, level: LogLevel, logger: Option<&str>, data: Value, during: Option<&RequestId>) {
         let mut params = serde_json::Map::new();
         params.insert("level".into(), json!(level));
         if let Some(logger) = logger {
@@ -304,12 +334,16 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
             return self.send(jsonrpc::error(Some(&id), &e), Route::Session);
         }
-        if !matches!(method, "initialize" | "ping") && !self.is_initialized() {
-            let e =
-                RpcError::invalid_request(format!("{method}: the session is not initialized; send initialize first"));
-            return self.refuse(id, e);
-        }
-        methods::dispatch(self, id, method, params);
+        // A session with a handshake speaks its revision; without one, each request says its own.
+        let stateless = match self.is_initialized() {
+            true => None,
+            false => match stateless::era(method, &params, &self.server.0.config.state_key) {
+                Ok(stateless::Era::Handshake) => None,
+                Ok(stateless::Era::Stateless(meta)) => Some(Arc::new(meta)),
+                Err(e) => return self.refuse(id, e),
+            },
+        };
+        methods::dispatch(self, id, method, params, stateless);
     }
 
     fn notification(self: &Arc<Self>, method: &str, params: Option<Value>) {
@@ -337,22 +371,42 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// Runs `work` in place until it first has to wait, then as a task; its answer is sent unless
     /// the request is cancelled first.
-    fn spawn<F, Fut, T>(self: &Arc<Self>, id: RequestId, params: &Option<Value>, work: F)
-    where
+    fn spawn<F, Fut, T>(
+        self: &Arc<Self>,
+        id: RequestId,
+        params: &Option<Value>,
+        stateless: Option<Arc<RequestMeta>>,
+        work: F,
+    ) where
         F: FnOnce(Cx<S>) -> Fut,
         Fut: Future<Output = Result<T, RpcError>> + Send + 'static,
         T: Serialize + Send + 'static,
     {
         // Not `Value::pointer`, which allocates a string per token on every call.
         let progress_token = params.as_ref().and_then(|p| p.get("_meta")?.get("progressToken")).cloned();
+        let round = stateless.as_ref().and_then(|m| m.input.clone()).map(|input| Arc::new(rounds::Round::new(input)));
         let scope = Arc::new(CallScope {
             session: Arc::clone(self),
             request_id: id.clone(),
+            stateless,
+            round: round.clone(),
+            missing_capability: Mutex::new(None),
             progress_token,
             last_progress: Mutex::new(None),
             cancelled: AtomicBool::new(false),
         });
-        let mut fut = catch_unwind::CatchUnwind::new(work(Cx::in_scope(&self.server, Arc::clone(&scope))));
+        let work = work(Cx::in_scope(&self.server, Arc::clone(&scope)));
+        let key = self.server.0.config.state_key.clone();
+        // A round that asks what it has no answer for stops there, answered `input_required`.
+        let work = async move {
+            let Some(round) = round else { return work.await.map(Reply::Complete) };
+            tokio::select! {
+                biased;
+                result = work => result.map(Reply::Complete),
+                () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
+            }
+        };
+        let mut fut = catch_unwind::CatchUnwind::new(work);
         lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });
         // Most calls finish without waiting on anything: answer those at once, sparing a task.
         let mut noop = std::task::Context::from_waker(std::task::Waker::noop());
@@ -375,11 +429,19 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         call.abort = Some(handle.abort_handle());
     }
 
-    fn finish<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>) {
+    fn finish<T: Serialize>(&self, id: RequestId, result: Result<Reply<T>, RpcError>) {
         let mut in_flight = lock(&self.in_flight);
-        if in_flight.remove(&id).is_some() {
+        if let Some(call) = in_flight.remove(&id) {
             // Sent under the lock, so no progress for this request can follow the response.
-            self.reply(id, result);
+            let stateless = call.scope.stateless.as_deref();
+            match result {
+                Ok(Reply::InputRequired(input)) => {
+                    let result = stateless::StatelessResult::input_required(input, &self.server.0.info);
+                    self.send(jsonrpc::result(&id, &result), Route::Reply(id));
+                }
+                Ok(Reply::Complete(value)) => self.answer(id, Ok(value), stateless),
+                Err(e) => self.answer::<()>(id, Err(e), stateless),
+            }
         }
         if in_flight.is_empty() {
             self.idle.notify_waiters();

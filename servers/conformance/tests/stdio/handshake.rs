@@ -57,9 +57,28 @@ fn initialized_gets_no_reply_but_a_readiness_log_and_ping_answers_empty() {
 fn requests_before_initialize_are_refused_but_ping_is_served() {
     let mut s = Server::start(&[]);
     s.request(1, "tools/list", json!({}));
-    assert_eq!(error_code(&s.response(1)), -32600);
+    let r = s.response(1);
+    assert_eq!(error_code(&r), -32602, "neither a handshake nor a 2026-07-28 `_meta`: {r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("initialize"), "{r}");
     s.request(2, "ping", json!({}));
     assert_eq!(s.response(2)["result"], json!({}));
+}
+
+#[test]
+fn a_2026_client_needs_no_handshake() {
+    let mut s = Server::start(&[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    s.request(1, "server/discover", json!({ "_meta": meta }));
+    let r = s.response(1);
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert!(r["result"]["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")));
+    assert_eq!(r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "conformance-server");
+    s.request(2, "tools/call", json!({ "name": "add_numbers", "arguments": { "a": 2, "b": 40 }, "_meta": meta }));
+    let r = s.response(2);
+    assert_eq!((r["result"]["resultType"].clone(), r["result"]["structuredContent"].clone()), (json!("complete"), json!({ "sum": 42 })));
 }
 
 #[test]

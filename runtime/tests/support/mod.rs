@@ -1,0 +1,66 @@
+// Each test binary uses a part of the helpers.
+#![allow(dead_code)]
+
+//! A client of an in-process session: raw messages in through `handle_bytes`, messages out on a
+//! channel, each awaited with a timeout so that a missing answer fails instead of hanging.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tooltable::{Outgoing, Route, Server, Session};
+
+pub struct Peer<S: Send + Sync + 'static> {
+    pub session: Session<S>,
+    out: UnboundedReceiver<Outgoing>,
+}
+
+impl<S: Send + Sync + 'static> Peer<S> {
+    /// A session with no handshake yet.
+    pub fn connect(server: &Server<S>) -> Self {
+        let (outbox, out) = tokio::sync::mpsc::unbounded_channel();
+        Peer { session: Session::new(server, outbox), out }
+    }
+
+    /// A session past the 2025-11-25 handshake with these client capabilities.
+    pub fn initialized(server: &Server<S>, capabilities: Value) -> Self {
+        let mut peer = Peer::connect(server);
+        peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": capabilities } }));
+        peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        peer
+    }
+
+    pub fn send(&mut self, msg: Value) {
+        self.session.handle_bytes(msg.to_string().as_bytes());
+    }
+
+    pub async fn next(&mut self) -> (Value, Route) {
+        let msg =
+            tokio::time::timeout(Duration::from_secs(5), self.out.recv()).await.expect("a message").expect("open");
+        (serde_json::from_str(&msg.json).unwrap(), msg.route)
+    }
+
+    /// The next message that is neither the handshake's answer nor a notification.
+    pub async fn next_after_handshake(&mut self) -> Value {
+        loop {
+            let (msg, _) = self.next().await;
+            if msg["id"] != 0 && msg.get("id").is_some() {
+                return msg;
+            }
+        }
+    }
+
+    pub async fn response(&mut self, id: i64) -> Value {
+        loop {
+            let (msg, _) = self.next().await;
+            if msg["id"] == id && msg.get("method").is_none() {
+                return msg;
+            }
+        }
+    }
+
+    /// Whether any message at all arrives within `wait`.
+    pub async fn quiet_for(&mut self, wait: Duration) -> bool {
+        tokio::time::timeout(wait, self.out.recv()).await.is_err()
+    }
+}

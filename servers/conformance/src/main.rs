@@ -5,6 +5,7 @@ mod client_tools;
 mod content_tools;
 mod prompts;
 mod resources;
+mod round_tools;
 mod testing_tools;
 
 use std::process::ExitCode;
@@ -39,6 +40,17 @@ pub fn server() -> Result<Server<()>, TableError> {
             testing_tools::remove_tool,
             testing_tools::touch_resource,
             testing_tools::panic_now,
+            round_tools::test_input_required_result_elicitation,
+            round_tools::test_input_required_result_sampling,
+            round_tools::test_input_required_result_list_roots,
+            round_tools::test_input_required_result_multiple_inputs,
+            round_tools::test_input_required_result_multi_round,
+            round_tools::test_input_required_result_request_state,
+            round_tools::test_input_required_result_tampered_state,
+            round_tools::test_input_required_result_capabilities,
+            round_tools::test_missing_capability,
+            round_tools::test_streaming_elicitation,
+            round_tools::test_logging_tool,
         ]);
     prompts::register(resources::register(builder)).build()
 }

@@ -1,7 +1,7 @@
 //! The fixture prompts and the completion of their arguments.
 
 use tooltable::{
-    ContentBlock, ErrorKind, Failure, Prompt, PromptMessage, PromptResult, ResourceContents, ServerBuilder,
+    ContentBlock, ErrorKind, Failure, InputRequest, Prompt, PromptMessage, PromptResult, ResourceContents, ServerBuilder,
 };
 
 use crate::content_tools::RED_PIXEL_PNG;
@@ -56,6 +56,21 @@ pub fn register(builder: ServerBuilder<()>) -> ServerBuilder<()> {
                 user_text("Please analyze the image above."),
             ])
         })
+        .prompt(
+            Prompt::new("test_input_required_result_prompt").description("A prompt that asks the user for its context"),
+            |cx, _| async move {
+                let question = InputRequest::elicit_form(
+                    "What context should the prompt use?",
+                    serde_json::json!({ "type": "object", "properties": { "context": { "type": "string" } }, "required": ["context"] }),
+                );
+                let answers = cx
+                    .ask(vec![("user_context".to_owned(), question)])
+                    .await
+                    .map_err(|e| Failure::new(ErrorKind::BadRequest, e.to_string()))?;
+                let context = answers["user_context"]["content"]["context"].as_str().unwrap_or("").to_owned();
+                messages(vec![user_text(format!("Use this context: {context}"))])
+            },
+        )
         .completion(|_, req| async move {
             if req.ref_type == "ref/prompt" && req.ref_name == "test_prompt_with_arguments" && req.argument == "arg1" {
                 Ok(ARG1_VALUES.iter().filter(|v| v.starts_with(&req.value)).map(|v| v.to_string()).collect())

@@ -296,3 +296,44 @@ async fn a_question_the_client_cannot_answer_is_a_missing_capability() {
     assert_eq!(r["error"]["code"], -32021, "{r}");
     assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({ "sampling": {} }));
 }
+
+#[tokio::test]
+async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
+    let server = server();
+    let mut p = Peer::connect(&server);
+    let filter = json!({ "toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["test://a", "test://nothing"] });
+    p.send(json!({ "jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": { "_meta": meta(), "notifications": filter } }));
+    let (ack, route) = p.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    assert_eq!(ack["params"]["notifications"], json!({ "toolsListChanged": true, "resourceSubscriptions": ["test://a"] }), "only what the server honours");
+    assert_eq!(route, tooltable::Route::During(tooltable::jsonrpc::RequestId::Number(7)));
+
+    server.resource_updated("test://a");
+    let (updated, _) = p.next().await;
+    assert_eq!((updated["method"].clone(), updated["params"]["uri"].clone()), (json!("notifications/resources/updated"), json!("test://a")));
+    assert_eq!(updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    server.resource_updated("test://other");
+    let descriptor = tooltable::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
+    server.add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::Output::Json(json!({}))) })).unwrap();
+    let (changed, _) = p.next().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "nothing for a resource it did not watch: {changed}");
+
+    p.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 7 } }));
+    let (_, route) = p.next().await;
+    assert_eq!(route, tooltable::Route::Cancelled(tooltable::jsonrpc::RequestId::Number(7)), "the stream is let go of");
+    server.resource_updated("test://a");
+    assert!(p.quiet_for(Duration::from_millis(50)).await, "a cancelled listen hears nothing");
+}
+
+#[tokio::test]
+async fn a_listen_that_asks_for_nothing_the_server_has_hears_nothing() {
+    let server = server();
+    let mut p = Peer::connect(&server);
+    p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": { "_meta": meta(), "notifications": { "promptsListChanged": true } } }));
+    let (ack, _) = p.next().await;
+    assert_eq!(ack["params"]["notifications"], json!({}));
+    let descriptor = tooltable::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
+    server.add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::Output::Json(json!({}))) })).unwrap();
+    assert!(p.quiet_for(Duration::from_millis(50)).await, "no tools/list_changed on a prompts-only listen");
+}

@@ -45,7 +45,7 @@ pub(super) fn initialize<S: Send + Sync + 'static>(
     let server = &session.server.0;
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(version));
-    result.insert("capabilities".into(), capabilities(session, false));
+    result.insert("capabilities".into(), capabilities(session));
     result.insert("serverInfo".into(), json!({ "name": server.info.name, "version": server.info.version }));
     if let Some(text) = &server.instructions {
         result.insert("instructions".into(), json!(text));
@@ -53,15 +53,14 @@ pub(super) fn initialize<S: Send + Sync + 'static>(
     Ok(Value::Object(result))
 }
 
-/// Declares only what the server has: resources, prompts and completions when registered. A
-/// stateless client is promised no change notifications: those need a stream it has not opened.
-pub(super) fn capabilities<S: Send + Sync + 'static>(session: &SessionCore<S>, stateless: bool) -> Value {
+/// Declares only what the server has: resources, prompts and completions when registered. Tool
+/// changes and resource updates reach a stateless client through `subscriptions/listen`.
+pub(super) fn capabilities<S: Send + Sync + 'static>(session: &SessionCore<S>) -> Value {
     let server = &session.server.0;
     let mut caps = Map::new();
-    caps.insert("tools".into(), if stateless { json!({}) } else { json!({ "listChanged": true }) });
+    caps.insert("tools".into(), json!({ "listChanged": true }));
     if !server.resources.is_empty() || !server.templates.is_empty() {
-        let resources = if stateless { json!({}) } else { json!({ "subscribe": true, "listChanged": false }) };
-        caps.insert("resources".into(), resources);
+        caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": false }));
     }
     if !server.prompts.is_empty() {
         caps.insert("prompts".into(), json!({ "listChanged": false }));

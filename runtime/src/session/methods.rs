@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::{RequestMeta, SessionCore, lifecycle, lock, paginate, shape, stateless};
+use super::{RequestMeta, SessionCore, lifecycle, listen, lock, paginate, shape, stateless};
 use crate::jsonrpc::{RequestId, RpcError, code};
 use crate::outcome::ErrorKind;
 use crate::logging::LogLevel;
@@ -26,6 +26,7 @@ pub(super) fn dispatch<S: Send + Sync + 'static>(
     let answer = match method {
         "initialize" => lifecycle::initialize(session, params),
         "server/discover" => Ok(stateless::discover(session)),
+        "subscriptions/listen" if stateless.is_some() => return listen::open(session, id, &params),
         "ping" => Ok(json!({})),
         "tools/list" => tools_list(session, &params, stateless.is_some()),
         "tools/call" => return tools_call(session, id, params, stateless),

@@ -3,6 +3,7 @@
 
 mod catch_unwind;
 mod lifecycle;
+mod listen;
 mod methods;
 mod paginate;
 mod rounds;
@@ -108,6 +109,8 @@ pub(crate) struct SessionCore<S> {
     state: Mutex<SessionState>,
     // Ordered maps: a handful of entries, keyed by small ids, need no hashing.
     in_flight: Mutex<BTreeMap<RequestId, InFlight<S>>>,
+    /// Open `subscriptions/listen` requests (2026-07-28), which get no response until they end.
+    listeners: Mutex<listen::Listeners>,
     pending: Mutex<BTreeMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
     next_request: AtomicI64,
     /// Signalled when the last running call finishes.
@@ -157,6 +160,7 @@ impl<S: Send + Sync + 'static> Session<S> {
                 subscriptions: HashSet::new(),
             }),
             in_flight: Mutex::new(BTreeMap::new()),
+            listeners: Mutex::new(BTreeMap::new()),
             pending: Mutex::new(BTreeMap::new()),
             next_request: AtomicI64::new(1),
             idle: tokio::sync::Notify::new(),
@@ -321,16 +325,18 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         if self.is_initialized() {
             self.notify("notifications/tools/list_changed", &json!({}), None);
         }
+        listen::notify(self, listen::wants_tools, "notifications/tools/list_changed", json!({}));
     }
 
     pub(crate) fn resource_updated(&self, uri: &str) {
         if lock(&self.state).subscriptions.contains(uri) {
             self.notify("notifications/resources/updated", &json!({ "uri": uri }), None);
         }
+        listen::notify(self, listen::watches(uri), "notifications/resources/updated", json!({ "uri": uri }));
     }
 
     fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>) {
-        if lock(&self.in_flight).contains_key(&id) {
+        if lock(&self.in_flight).contains_key(&id) || lock(&self.listeners).contains_key(&id) {
             let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
             return self.send(jsonrpc::error(Some(&id), &e), Route::Session);
         }
@@ -449,6 +455,9 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     fn cancel(&self, id: &RequestId) {
+        if listen::cancel(self, id) {
+            return;
+        }
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(id) {
             self.send(String::new(), Route::Cancelled(id.clone()));
@@ -463,6 +472,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         for (_, call) in std::mem::take(&mut *lock(&self.in_flight)) {
             call.stop();
         }
+        lock(&self.listeners).clear();
         lock(&self.pending).clear();
     }
 

@@ -128,7 +128,7 @@ pub(super) fn discover<S: Send + Sync + 'static>(session: &SessionCore<S>) -> Va
     let server = &session.server.0;
     let mut result = Map::new();
     result.insert("supportedVersions".into(), json!(SUPPORTED_VERSIONS));
-    result.insert("capabilities".into(), lifecycle::capabilities(session, true));
+    result.insert("capabilities".into(), lifecycle::capabilities(session));
     if let Some(text) = &server.instructions {
         result.insert("instructions".into(), json!(text));
     }

@@ -37,7 +37,9 @@ impl<S: Send + Sync + 'static> Peer<S> {
     pub async fn next(&mut self) -> (Value, Route) {
         let msg =
             tokio::time::timeout(Duration::from_secs(5), self.out.recv()).await.expect("a message").expect("open");
-        (serde_json::from_str(&msg.json).unwrap(), msg.route)
+        // Routes that carry no message (a cancelled request, a stream to close) come as null.
+        let json = if msg.json.is_empty() { Value::Null } else { serde_json::from_str(&msg.json).unwrap() };
+        (json, msg.route)
     }
 
     /// The next message that is neither the handshake's answer nor a notification.

@@ -1,0 +1,110 @@
+//! `subscriptions/listen` (revision 2026-07-28): a request that stays open and carries the change
+//! notifications its filter asked for, each tagged with the request's id. It replaces the GET
+//! stream and `resources/subscribe` of the older revisions; it ends when the client cancels it or
+//! the session closes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use super::{Route, SessionCore, lock};
+use crate::jsonrpc::{self, RequestId, RpcError};
+
+/// The most listens one session may hold open, and the most resources one may watch.
+pub const MAX_LISTENERS: usize = 16;
+pub const MAX_WATCHED_RESOURCES: usize = 1_000;
+
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What one open listen asked to hear of.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct Filter {
+    tools: bool,
+    resources: BTreeSet<String>,
+}
+
+/// The open listens of a session, by request id.
+pub(super) type Listeners = BTreeMap<RequestId, Filter>;
+
+impl Filter {
+    /// The filter a request asks for, keeping what this server can honour: tool-list changes and
+    /// updates of resources it serves. Its prompt and resource lists never change at run time.
+    fn read<S: Send + Sync + 'static>(session: &SessionCore<S>, params: &Option<Value>) -> Result<Self, RpcError> {
+        let wanted = params.as_ref().and_then(|p| p.get("notifications")).cloned().unwrap_or_else(|| json!({}));
+        let flag = |key: &str| wanted.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let uris: Vec<&str> = match wanted.get("resourceSubscriptions") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(uris)) => uris.iter().filter_map(Value::as_str).collect(),
+            Some(_) => return Err(RpcError::invalid_params("notifications.resourceSubscriptions must be an array of URIs")),
+        };
+        if uris.len() > MAX_WATCHED_RESOURCES {
+            return Err(RpcError::invalid_params(format!(
+                "one listen watches at most {MAX_WATCHED_RESOURCES} resources"
+            )));
+        }
+        let resources = uris.into_iter().filter(|uri| session.server.find_resource(uri).is_some()).map(str::to_owned).collect();
+        Ok(Filter { tools: flag("toolsListChanged"), resources })
+    }
+
+    /// The acknowledged filter, as the notification lists it.
+    fn honoured(&self) -> Value {
+        let mut notifications = Map::new();
+        if self.tools {
+            notifications.insert("toolsListChanged".into(), json!(true));
+        }
+        if !self.resources.is_empty() {
+            notifications.insert("resourceSubscriptions".into(), json!(self.resources));
+        }
+        Value::Object(notifications)
+    }
+}
+
+/// Opens a listen: acknowledged at once, then left open. It gets no response until it ends.
+pub(super) fn open<S: Send + Sync + 'static>(session: &SessionCore<S>, id: RequestId, params: &Option<Value>) {
+    let filter = match Filter::read(session, params) {
+        Ok(filter) => filter,
+        Err(e) => return session.refuse(id, e),
+    };
+    let mut listeners = lock(&session.listeners);
+    if listeners.len() >= MAX_LISTENERS {
+        drop(listeners);
+        let e = RpcError::invalid_request(format!("a session holds at most {MAX_LISTENERS} open listens"));
+        return session.refuse(id, e);
+    }
+    let ack = json!({ "_meta": { SUBSCRIPTION_ID: id }, "notifications": filter.honoured() });
+    // Sent under the lock, so no notification of this listen can come before its acknowledgment.
+    session.send(jsonrpc::notification("notifications/subscriptions/acknowledged", Some(&ack)), Route::During(id.clone()));
+    listeners.insert(id, filter);
+}
+
+/// Ends a listen the client cancelled: no response, and its stream is let go of.
+pub(super) fn cancel<S: Send + Sync + 'static>(session: &SessionCore<S>, id: &RequestId) -> bool {
+    let removed = lock(&session.listeners).remove(id).is_some();
+    if removed {
+        session.send(String::new(), Route::Cancelled(id.clone()));
+    }
+    removed
+}
+
+/// Tells each listen that asked for it: `method` with `params`, tagged with the listen's id.
+pub(super) fn notify<S: Send + Sync + 'static>(
+    session: &SessionCore<S>,
+    wants: impl Fn(&Filter) -> bool,
+    method: &str,
+    params: Value,
+) {
+    let listeners = lock(&session.listeners);
+    for (id, _) in listeners.iter().filter(|(_, f)| wants(f)) {
+        let mut params = params.clone();
+        params["_meta"] = json!({ SUBSCRIPTION_ID: id });
+        session.send(jsonrpc::notification(method, Some(&params)), Route::During(id.clone()));
+    }
+}
+
+pub(super) fn wants_tools(filter: &Filter) -> bool {
+    filter.tools
+}
+
+pub(super) fn watches(uri: &str) -> impl Fn(&Filter) -> bool + '_ {
+    move |filter| filter.resources.contains(uri)
+}

@@ -9,6 +9,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+pub mod markdown;
+
 use serde_json::{Value, json};
 
 /// How long any one answer may take.
@@ -30,6 +32,13 @@ fn lines(pipe: impl Read + Send + 'static) -> Receiver<String> {
     rx
 }
 
+/// Starts `program args...` with stdin, stdout and stderr as given.
+fn spawn(program: &str, args: &[String], [stdin, stdout, stderr]: [Stdio; 3]) -> Child {
+    let mut command = Command::new(program);
+    command.args(args).stdin(stdin).stdout(stdout).stderr(stderr);
+    command.spawn().unwrap_or_else(|e| panic!("cannot start {program}: {e}"))
+}
+
 /// A server launched over stdio, as a host launches it.
 pub struct StdioClient {
     child: Child,
@@ -39,13 +48,7 @@ pub struct StdioClient {
 
 impl StdioClient {
     pub fn spawn(program: &str, args: &[String]) -> Self {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
+        let mut child = spawn(program, args, [Stdio::piped(), Stdio::piped(), Stdio::null()]);
         let stdin = child.stdin.take();
         let stdout = lines(child.stdout.take().expect("stdout is piped"));
         StdioClient { child, stdin, stdout }
@@ -101,13 +104,7 @@ impl Served {
     /// Starts `program args...` (which must include `serve --listen 127.0.0.1:0`) and waits for it
     /// to print where it listens.
     pub fn start(program: &str, args: &[String]) -> Self {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
+        let mut child = spawn(program, args, [Stdio::null(), Stdio::null(), Stdio::piped()]);
         let stderr = lines(child.stderr.take().expect("stderr is piped"));
         let line = stderr.recv_timeout(WAIT).unwrap_or_else(|e| panic!("{program} printed no address: {e}"));
         let base = listening_base(&line).unwrap_or_else(|| panic!("not a `listening on http://...` line: {line}"));

@@ -44,26 +44,43 @@ pub struct StdioClient {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: Receiver<String>,
+    stderr: Receiver<String>,
+    /// The command line, for failure messages.
+    command: String,
 }
 
 impl StdioClient {
     pub fn spawn(program: &str, args: &[String]) -> Self {
-        let mut child = spawn(program, args, [Stdio::piped(), Stdio::piped(), Stdio::null()]);
+        let mut child = spawn(program, args, [Stdio::piped(), Stdio::piped(), Stdio::piped()]);
         let stdin = child.stdin.take();
         let stdout = lines(child.stdout.take().expect("stdout is piped"));
-        StdioClient { child, stdin, stdout }
+        let stderr = lines(child.stderr.take().expect("stderr is piped"));
+        StdioClient { child, stdin, stdout, stderr, command: format!("{program} {}", args.join(" ")) }
+    }
+
+    /// What the server wrote on stderr, up to a second's wait for more.
+    fn diagnostics(&self) -> String {
+        let mut text = Vec::new();
+        while let Ok(line) = self.stderr.recv_timeout(Duration::from_secs(1)) {
+            text.push(line);
+        }
+        text.join("\n")
     }
 
     fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
-        writeln!(stdin, "{message}").and_then(|()| stdin.flush()).expect("the server reads stdin");
+        if let Err(e) = writeln!(stdin, "{message}").and_then(|()| stdin.flush()) {
+            panic!("`{}` does not read stdin ({e}); its stderr:\n{}", self.command, self.diagnostics());
+        }
     }
 
     /// Sends a request and returns its response, skipping notifications.
     pub fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
         loop {
-            let line = self.stdout.recv_timeout(WAIT).unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
+            let Ok(line) = self.stdout.recv_timeout(WAIT) else {
+                panic!("`{}` gave no answer to {method}; its stderr:\n{}", self.command, self.diagnostics())
+            };
             let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if message["id"] == id {
                 return message;

@@ -3,21 +3,30 @@
 
 use serde_json::json;
 use tooltable::{
-    ContentBlock, ErrorKind, Failure, Prompt, PromptMessage, PromptResult, Resource, ResourceContents,
+    ContentBlock, Cx, ErrorKind, Failure, Prompt, PromptMessage, PromptResult, Resource, ResourceContents,
     ResourceTemplate, ServerBuilder,
 };
 
 use crate::notebook::Notebook;
 
+/// The URI of the index of every note.
+pub const INDEX_URI: &str = "notes://index";
 /// The template of one note's URI; `{id}` is the note's id.
 pub const NOTE_URI: &str = "notes://note/{id}";
+
+/// Tells the clients subscribed to the index or to the note that it changed.
+pub fn announce_change(cx: &Cx<Notebook>, note_id: u64) {
+    cx.server().resource_updated(INDEX_URI);
+    cx.server().resource_updated(&NOTE_URI.replace("{id}", &note_id.to_string()));
+}
 
 pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
     builder
         .resource(
-            Resource::new("notes://index", "index").description("Every note's id and title").mime_type("application/json"),
+            Resource::new(INDEX_URI, "index").description("Every note's id and title").mime_type("application/json"),
             |cx, req| async move {
-                let index: Vec<_> = cx.state().lock().values().map(|n| json!({ "id": n.note_id, "title": n.title })).collect();
+                let index: Vec<_> =
+                    cx.state().lock().values().map(|n| json!({ "id": n.note_id, "title": n.title })).collect();
                 Ok(vec![ResourceContents::text(req.uri, "application/json", json!(index).to_string())])
             },
         )
@@ -29,7 +38,7 @@ pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
             },
         )
         .prompt(
-            Prompt::new("summarize_note").description("Asks for a summary of one note").argument("id", "The note's id", true),
+            Prompt::new("summarize_note").description("Summarizes a note").argument("id", "The note's id", true),
             |cx, args| async move {
                 let note = cx.state().get(note_id(args.get("id"))?)?;
                 let ask = format!("Summarize this note in one sentence.\n\n# {}\n\n{}", note.title, note.text);
@@ -53,5 +62,6 @@ pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
 /// A note id given as text, as prompt arguments and URI parameters are.
 fn note_id(text: Option<&String>) -> Result<u64, Failure> {
     let text = text.map_or("", String::as_str);
-    text.parse().map_err(|_| Failure::new(ErrorKind::InvalidInput, format!("{text:?} is no note id: ids are whole numbers")))
+    text.parse()
+        .map_err(|_| Failure::new(ErrorKind::InvalidInput, format!("{text:?} is no note id: ids are whole numbers")))
 }

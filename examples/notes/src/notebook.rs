@@ -64,7 +64,9 @@ fn check_title(title: &str) -> Result<(), NoteError> {
     }
     let chars = title.chars().count();
     if chars > MAX_TITLE_CHARS {
-        return Err(NoteError::invalid_title(format!("the title has {chars} characters; at most {MAX_TITLE_CHARS} are allowed")));
+        return Err(NoteError::invalid_title(format!(
+            "the title has {chars} characters; at most {MAX_TITLE_CHARS} are allowed"
+        )));
     }
     Ok(())
 }

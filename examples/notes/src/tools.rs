@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tooltable::{Cx, operation};
 
+use crate::catalog::announce_change;
 use crate::error::NoteError;
 use crate::notebook::{Note, Notebook};
 
@@ -20,7 +21,9 @@ pub struct NewNote {
 /// Creates a note and returns it with its id.
 #[operation(title = "Create note", destructive = false, rest = "POST /notes", status = 201)]
 pub async fn create_note(cx: &Cx<Notebook>, args: NewNote) -> Result<Note, NoteError> {
-    cx.state().add(args.title, args.text, args.tags)
+    let note = cx.state().add(args.title, args.text, args.tags)?;
+    announce_change(cx, note.note_id);
+    Ok(note)
 }
 
 /// Which notes `list_notes` returns; over REST these are query parameters.
@@ -72,14 +75,20 @@ pub struct NewText {
 /// Replaces a note's text and returns the note.
 #[operation(title = "Set note text", idempotent, rest = "PUT /notes/{note_id}/text", body = "text")]
 pub async fn set_note_text(cx: &Cx<Notebook>, args: NewText) -> Result<Note, NoteError> {
-    let mut notes = cx.state().lock();
-    let note = notes.get_mut(&args.note_id).ok_or(NoteError::no_such_note(args.note_id))?;
-    note.text = args.text;
-    Ok(note.clone())
+    let note = {
+        let mut notes = cx.state().lock();
+        let note = notes.get_mut(&args.note_id).ok_or(NoteError::no_such_note(args.note_id))?;
+        note.text = args.text;
+        note.clone()
+    };
+    announce_change(cx, note.note_id);
+    Ok(note)
 }
 
 /// Deletes a note and returns what it held.
 #[operation(title = "Delete note", rest = "DELETE /notes/{note_id}")]
 pub async fn delete_note(cx: &Cx<Notebook>, args: NoteRef) -> Result<Note, NoteError> {
-    cx.state().lock().remove(&args.note_id).ok_or(NoteError::no_such_note(args.note_id))
+    let note = cx.state().lock().remove(&args.note_id).ok_or(NoteError::no_such_note(args.note_id))?;
+    announce_change(cx, note.note_id);
+    Ok(note)
 }

@@ -16,7 +16,10 @@ async fn groceries(server: &Server<Notebook>) -> Value {
 #[tokio::test]
 async fn create_note_gives_ids_in_order_and_refuses_bad_titles() {
     let server = server().unwrap();
-    assert_eq!(groceries(&server).await, json!({ "noteId": 1, "title": "Groceries", "text": "milk", "tags": ["home"] }));
+    assert_eq!(
+        groceries(&server).await,
+        json!({ "noteId": 1, "title": "Groceries", "text": "milk", "tags": ["home"] })
+    );
     let second = call(&server, "create_note", json!({ "title": "Trip", "text": "Lisbon" })).await.unwrap();
     assert_eq!(second, json!({ "noteId": 2, "title": "Trip", "text": "Lisbon", "tags": [] }), "tags default to none");
 

@@ -61,7 +61,8 @@ fn check_stdio(at: &str, command: &str, args: &[String]) {
 fn serve(at: &str, name: &str, url: &str) -> Served {
     assert_eq!(url, format!("http://{LISTEN}{MCP_PATH}"), "{at}: the URL `serve --listen {LISTEN}` prints");
     let served = Served::start(&binary(name), &["serve".into(), "--listen".into(), "127.0.0.1:0".into()]);
-    let printed = served.line.strip_prefix("listening on ").and_then(|l| l.split_whitespace().next()).unwrap_or_default();
+    let printed =
+        served.line.strip_prefix("listening on ").and_then(|l| l.split_whitespace().next()).unwrap_or_default();
     let path = printed.strip_prefix(&served.base).unwrap_or_default();
     assert!(path.is_empty() || path == MCP_PATH, "{at}: the page shows {url}; the server printed {}", served.line);
     served
@@ -83,7 +84,8 @@ fn check_config_entry(at: &str, name: &str, entry: &Map<String, Value>) {
     if let Some(url) = entry.get("url").and_then(Value::as_str) {
         return check_http(at, &serve(at, name, url), name);
     }
-    let command = entry.get("command").and_then(Value::as_str).unwrap_or_else(|| panic!("{at}: {name} has no command or url"));
+    let command =
+        entry.get("command").and_then(Value::as_str).unwrap_or_else(|| panic!("{at}: {name} has no command or url"));
     let args = string_list(entry.get("args"));
     if command == "npx" {
         // The stdio-to-HTTP bridge: the URL is its last argument.
@@ -135,7 +137,8 @@ fn check_commands(block: &Block) -> usize {
             check_http(&at, &server, &name);
             served = Some((name, server));
         } else if let Some(url) = words.iter().find(|w| w.starts_with("http://")) {
-            let (name, server) = served.as_ref().unwrap_or_else(|| panic!("{at}: {url}, but no `serve` line before it"));
+            let (name, server) =
+                served.as_ref().unwrap_or_else(|| panic!("{at}: {url}, but no `serve` line before it"));
             assert_eq!(*url, format!("http://{LISTEN}{MCP_PATH}"), "{at}: the URL {name} serve prints");
             check_http(&at, server, name);
         } else {

@@ -65,13 +65,21 @@ fn the_cargo_toml_names_the_example_s_crates_with_the_workspace_versions() {
         let ours = &workspace[name];
         if let Some(path) = ours.get("path").and_then(toml::Value::as_str) {
             let shown_path = spec.get("path").and_then(toml::Value::as_str).unwrap_or_default();
-            assert!(shown_path.ends_with(&format!("/{path}")), "{name}: a path dependency on the {path}/ folder, not {spec}");
+            assert!(
+                shown_path.ends_with(&format!("/{path}")),
+                "{name}: a path dependency on the {path}/ folder, not {spec}"
+            );
             continue;
         }
         let version = |v: &toml::Value| v.as_str().or_else(|| v.get("version")?.as_str()).map(str::to_owned);
         assert_eq!(version(spec), version(ours), "{name}: the workspace's version");
         let features = |v: &toml::Value| -> Vec<String> {
-            v.get("features").and_then(toml::Value::as_array).into_iter().flatten().filter_map(|f| f.as_str().map(str::to_owned)).collect()
+            v.get("features")
+                .and_then(toml::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.as_str().map(str::to_owned))
+                .collect()
         };
         let extra: Vec<String> = features(spec).into_iter().filter(|f| !features(ours).contains(f)).collect();
         assert!(extra.is_empty(), "{name}: features the workspace does not enable: {extra:?}");

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{NOTES, StdioClient};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn client() -> StdioClient {
     StdioClient::spawn(NOTES, &["mcp".into()])
@@ -19,7 +19,8 @@ fn the_handshake_declares_what_the_server_offers() {
         assert!(init["capabilities"].get(capability).is_some(), "{capability}: {init}");
     }
     let tools = client.request(1, "tools/list", json!({}));
-    let names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["create_note", "list_notes", "get_note", "set_note_text", "delete_note"]);
 }
 
@@ -27,14 +28,20 @@ fn the_handshake_declares_what_the_server_offers() {
 fn a_call_answers_with_structured_content_and_so_does_its_error() {
     let mut client = client();
     client.initialize();
-    let created =
-        client.request(1, "tools/call", json!({ "name": "create_note", "arguments": { "title": "Groceries", "text": "milk" } }));
+    let created = client.request(
+        1,
+        "tools/call",
+        json!({ "name": "create_note", "arguments": { "title": "Groceries", "text": "milk" } }),
+    );
     assert_eq!(created["result"]["isError"], false, "{created}");
     assert_eq!(created["result"]["structuredContent"]["noteId"], 1);
 
     let missing = client.request(2, "tools/call", json!({ "name": "get_note", "arguments": { "noteId": 9 } }));
     assert_eq!(missing["result"]["isError"], true, "{missing}");
-    assert_eq!(missing["result"]["structuredContent"]["error"], "no_such_note", "the error type has a schema: {missing}");
+    assert_eq!(
+        missing["result"]["structuredContent"]["error"], "no_such_note",
+        "the error type has a schema: {missing}"
+    );
     assert_eq!(missing["result"]["structuredContent"]["id"], 9);
 }
 
@@ -42,7 +49,11 @@ fn a_call_answers_with_structured_content_and_so_does_its_error() {
 fn the_resource_the_template_the_prompt_and_completion_read_the_notebook() {
     let mut client = client();
     client.initialize();
-    client.request(1, "tools/call", json!({ "name": "create_note", "arguments": { "title": "Trip", "text": "Lisbon in May" } }));
+    client.request(
+        1,
+        "tools/call",
+        json!({ "name": "create_note", "arguments": { "title": "Trip", "text": "Lisbon in May" } }),
+    );
 
     let index = client.request(2, "resources/read", json!({ "uri": "notes://index" }));
     assert_eq!(index["result"]["contents"][0]["text"], r#"[{"id":1,"title":"Trip"}]"#, "{index}");
@@ -62,10 +73,47 @@ fn the_resource_the_template_the_prompt_and_completion_read_the_notebook() {
     let no_id = client.request(8, "prompts/get", json!({ "name": "summarize_note", "arguments": {} }));
     assert_eq!(no_id["error"]["code"], -32602, "{no_id}");
 
-    for (id, reference) in [(9, json!({ "type": "ref/prompt", "name": "summarize_note" })), (10, json!({ "type": "ref/resource", "uri": "notes://note/{id}" }))] {
-        let completed = client.request(id, "completion/complete", json!({ "ref": reference, "argument": { "name": "id", "value": "" } }));
+    for (id, reference) in [
+        (9, json!({ "type": "ref/prompt", "name": "summarize_note" })),
+        (10, json!({ "type": "ref/resource", "uri": "notes://note/{id}" })),
+    ] {
+        let completed = client.request(
+            id,
+            "completion/complete",
+            json!({ "ref": reference, "argument": { "name": "id", "value": "" } }),
+        );
         assert_eq!(completed["result"]["completion"]["values"], json!(["1"]), "{completed}");
     }
     let none = client.request(11, "completion/complete", json!({ "ref": { "type": "ref/prompt", "name": "summarize_note" }, "argument": { "name": "id", "value": "2" } }));
     assert_eq!(none["result"]["completion"]["values"], json!([]), "{none}");
+}
+
+#[test]
+fn a_subscriber_hears_of_every_change_to_the_index_and_to_the_note() {
+    let mut client = client();
+    client.initialize();
+    for (id, uri) in [(1, "notes://index"), (2, "notes://note/1")] {
+        let subscribed = client.request(id, "resources/subscribe", json!({ "uri": uri }));
+        assert!(subscribed["result"].is_object(), "{subscribed}");
+    }
+    let calls = [
+        ("create_note", json!({ "title": "Trip", "text": "" })),
+        ("set_note_text", json!({ "noteId": 1, "text": "Lisbon" })),
+        ("delete_note", json!({ "noteId": 1 })),
+    ];
+    for (id, (tool, arguments)) in (3..).zip(calls) {
+        client.notifications.clear();
+        let answer = client.request(id, "tools/call", json!({ "name": tool, "arguments": arguments }));
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        let updated: Vec<&Value> = client
+            .notifications
+            .iter()
+            .filter(|m| m["method"] == "notifications/resources/updated")
+            .map(|m| &m["params"]["uri"])
+            .collect();
+        assert_eq!(updated, [&json!("notes://index"), &json!("notes://note/1")], "{tool}");
+    }
+    client.notifications.clear();
+    client.request(6, "tools/call", json!({ "name": "get_note", "arguments": { "noteId": 1 } }));
+    assert!(client.notifications.is_empty(), "a failed read changes nothing: {:?}", client.notifications);
 }

@@ -47,6 +47,8 @@ pub struct StdioClient {
     stderr: Receiver<String>,
     /// The command line, for failure messages.
     command: String,
+    /// The messages that were no response to a request, in order.
+    pub notifications: Vec<Value>,
 }
 
 impl StdioClient {
@@ -55,7 +57,8 @@ impl StdioClient {
         let stdin = child.stdin.take();
         let stdout = lines(child.stdout.take().expect("stdout is piped"));
         let stderr = lines(child.stderr.take().expect("stderr is piped"));
-        StdioClient { child, stdin, stdout, stderr, command: format!("{program} {}", args.join(" ")) }
+        let command = format!("{program} {}", args.join(" "));
+        StdioClient { child, stdin, stdout, stderr, command, notifications: Vec::new() }
     }
 
     /// What the server wrote on stderr, up to a second's wait for more.
@@ -74,7 +77,7 @@ impl StdioClient {
         }
     }
 
-    /// Sends a request and returns its response, skipping notifications.
+    /// Sends a request and returns its response; what comes before it is kept in `notifications`.
     pub fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
         loop {
@@ -85,6 +88,7 @@ impl StdioClient {
             if message["id"] == id {
                 return message;
             }
+            self.notifications.push(message);
         }
     }
 
@@ -181,7 +185,11 @@ pub fn http(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body
     stream.read_to_string(&mut raw).unwrap_or_else(|e| panic!("no response to {method} {path}: {e}"));
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no header end: {raw}"));
     let (status_line, headers) = head.split_once("\r\n").unwrap_or((head, ""));
-    let status = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("bad status line: {status_line}"));
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line: {status_line}"));
     Response { status, headers: headers.to_owned(), body: body.to_owned() }
 }
 

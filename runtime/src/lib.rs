@@ -1,12 +1,48 @@
 //! tooltable: write one annotated async fn and get an MCP tool (name, title, description,
 //! inputSchema, outputSchema, annotations) and a REST route from it.
 //!
-//! ```ignore
-//! /// Read a model's merged state.
-//! #[operation(rest = "GET /models/{id}/state", read_only, idempotent)]
-//! async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, ModelError> { .. }
+//! The doc comment is the tool's description; the argument type (`Deserialize + JsonSchema`)
+//! gives the inputSchema; the success type (`Serialize + JsonSchema`) the outputSchema; the error
+//! type any `Serialize` type implementing [`ToolError`], whose [`ErrorKind`] picks the REST
+//! status. [`table!`] lists the operations, [`Server::builder`] makes the server, and
+//! [`Server::call`] runs a tool in process (tests, scripts); the transports and the standard
+//! command line are in the `tooltable-transports` crate.
 //!
-//! let server = Server::builder(Models::default()).operations(table![get_state]).build()?;
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//! use serde_json::json;
+//! use tooltable::{Error, ErrorKind, Server, operation, table};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct AddNumbers {
+//!     /// The first addend.
+//!     a: f64,
+//!     /// The second addend.
+//!     b: f64,
+//! }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum {
+//!     sum: f64,
+//! }
+//!
+//! /// Adds two numbers.
+//! #[operation(title = "Add numbers", read_only, idempotent, rest = "GET /add")]
+//! async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
+//!     Ok(Sum { sum: args.a + args.b })
+//! }
+//!
+//! let server = Server::builder(()).info("adder", "1.0.0").operations(table![add_numbers]).build()?;
+//! let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+//!
+//! let sum = runtime.block_on(server.call("add_numbers", json!({ "a": 2, "b": 40 })));
+//! assert_eq!(sum, Ok(json!({ "sum": 42 })), "an integral number is written as an integer");
+//!
+//! let missing = runtime.block_on(server.call("add_numbers", json!({ "a": 2 }))).unwrap_err();
+//! assert_eq!(missing.kind, ErrorKind::InvalidInput, "arguments are validated against the inputSchema");
+//! assert_eq!(missing.body["error"], "Invalid arguments");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 extern crate self as tooltable;

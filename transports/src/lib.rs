@@ -1,4 +1,25 @@
-//! Transports for tooltable servers, and the standard command line that serves them.
+//! Transports for tooltable servers, and the standard command line that serves them: [`stdio`]
+//! (newline-delimited JSON-RPC on stdin and stdout), [`http`] (Streamable HTTP at `/mcp`, with the
+//! [`rest`] routes and `/openapi.json` on the same port), and [`cli`], which gives every server
+//! the commands `mcp`, `serve`, `call`, `tools` and `openapi`.
+//!
+//! A server's `main` is one call to [`cli::main`] with the function that builds the server
+//! ([`cli::main_with`] when the server has command-line options of its own):
+//!
+//! ```no_run
+//! use tooltable::{Server, TableError};
+//!
+//! fn server() -> Result<Server<()>, TableError> {
+//!     Server::builder(()).info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")).build()
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     tooltable_transports::cli::main(server)
+//! }
+//! ```
+//!
+//! Unix only (Linux, macOS): stdio reads and writes the standard descriptors with `libc` calls on
+//! raw file descriptors, and `serve` stops on `SIGTERM` through Unix signals.
 
 // HTTP handlers return `Result<T, HttpResponse>`: the error is the response to send, made once per
 // request, so boxing it would buy nothing.

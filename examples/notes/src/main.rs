@@ -1,0 +1,5 @@
+//! `notes mcp` serves the notes over stdio, `notes serve` over HTTP and REST.
+
+fn main() -> std::process::ExitCode {
+    tooltable_transports::cli::main(notes_example::server)
+}

@@ -53,18 +53,19 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
             op.insert("parameters".into(), Value::Array(parameters));
         }
         if has_body {
-            let body_schema = match &rest.body {
-                Some(field) => properties.get(field).cloned().unwrap_or(json!({})),
+            // The body is required when its field is, or, for a body of the remaining
+            // arguments, when any of them is.
+            let (body_schema, body_required) = match &rest.body {
+                Some(field) => (properties.get(field).cloned().unwrap_or(json!({})), required.contains(&field.as_str())),
                 None => {
-                    let body_required: Vec<&str> =
-                        required.iter().copied().filter(|r| !path_params.contains(r)).collect();
-                    json!({ "type": "object", "properties": body_properties, "required": body_required })
+                    let fields: Vec<&str> = required.iter().copied().filter(|r| !path_params.contains(r)).collect();
+                    let required = !fields.is_empty();
+                    (json!({ "type": "object", "properties": body_properties, "required": fields }), required)
                 }
             };
-            let required = rest.body.as_deref().is_some_and(|f| required.contains(&f));
             op.insert(
                 "requestBody".into(),
-                json!({ "required": required, "content": { "application/json": { "schema": body_schema } } }),
+                json!({ "required": body_required, "content": { "application/json": { "schema": body_schema } } }),
             );
         }
         let mut responses = Map::new();

@@ -185,7 +185,9 @@ fn interpret(hub: &str, status: StatusCode, text: &str) -> Result<Value, HubErro
     if status == StatusCode::UNAUTHORIZED {
         return Err(HubError::Unauthorized {
             hub: hub.to_owned(),
-            error: format!("the hub at {hub} refused the token (give the hub's token with --token or JEVALAN_TOKEN): {said}"),
+            error: format!(
+                "the hub at {hub} refused the token (give the hub's token with --token or JEVALAN_TOKEN): {said}"
+            ),
         });
     }
     let kind = if status.is_server_error() { "failed" } else { "refused the call" };

@@ -50,7 +50,8 @@ impl Target {
                 if size > MAX_FILE_BYTES {
                     return Err(format!("the discovery file {shown} is {size} bytes; the limit is {MAX_FILE_BYTES}"));
                 }
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the discovery file {shown}: {e}"))?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read the discovery file {shown}: {e}"))?;
                 let file: DaemonFile = serde_json::from_str(&text)
                     .map_err(|e| format!("the discovery file {shown} is not {{\"addr\": \"host:port\"}}: {e}"))?;
                 Ok(file.addr)

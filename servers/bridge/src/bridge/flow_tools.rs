@@ -15,8 +15,23 @@ use crate::protocol::Transport;
 pub const NAMES: [&str; 4] = ["jevalan_run_flow", "jevalan_list_flows", "jevalan_validate_flow", "jevalan_try_draft"];
 
 /// Everything but unreserved characters is escaped in a path segment.
-const SEGMENT: &AsciiSet = &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'%').add(b'/').add(b'?').add(b'<').add(b'>')
-    .add(b'`').add(b'{').add(b'}').add(b'\\').add(b'^').add(b'|').add(b'[').add(b']');
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'/')
+    .add(b'?')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'|')
+    .add(b'[')
+    .add(b']');
 
 /// A path segment with its reserved characters escaped.
 pub fn segment(s: &str) -> String {
@@ -29,7 +44,10 @@ pub fn segment(s: &str) -> String {
 pub enum FlowToolError {
     Hub(HubError),
     /// A transport that calls real backends, without `--allow-live`.
-    LiveRefused { error: String, reason: &'static str },
+    LiveRefused {
+        error: String,
+        reason: &'static str,
+    },
 }
 
 impl ToolError for FlowToolError {

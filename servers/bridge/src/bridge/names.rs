@@ -85,7 +85,10 @@ mod tests {
     fn colliding_ids_are_all_served_in_a_fixed_order() {
         let (named, collisions) = assign(["tool_risk", "tool.risk", "tool_risk_2", "x"], &[]);
         let names: Vec<(&str, &str)> = named.iter().map(|(n, i)| (n.as_str(), i.as_str())).collect();
-        assert_eq!(names, [("tool_risk", "tool.risk"), ("tool_risk_2", "tool_risk_2"), ("tool_risk_3", "tool_risk"), ("x", "x")]);
+        assert_eq!(
+            names,
+            [("tool_risk", "tool.risk"), ("tool_risk_2", "tool_risk_2"), ("tool_risk_3", "tool_risk"), ("x", "x")]
+        );
         assert_eq!(collisions.len(), 1);
         assert_eq!(collisions[0].name, "tool_risk");
         // The same ids in another order get the same names.

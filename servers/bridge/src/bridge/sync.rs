@@ -124,8 +124,7 @@ async fn fetch(bridge: &Bridge) -> Result<(Value, Vec<Listed>), HubError> {
 
 /// The tool that forwards calls to one capability.
 fn tool(name: &str, capability: &Listed) -> DynamicTool<Bridge> {
-    let mut descriptor =
-        ToolDescriptor::new(name, capability.description.clone(), capability.input_schema.clone());
+    let mut descriptor = ToolDescriptor::new(name, capability.description.clone(), capability.input_schema.clone());
     descriptor.title = Some(capability.id.clone());
     let path = format!("/v1/capabilities/{}/call", segment(&capability.id));
     DynamicTool::new(descriptor, move |cx: tooltable::Cx<Bridge>, args: Value| {
@@ -147,7 +146,10 @@ fn typed(hub: &str, answer: Value) -> Result<(bool, Value), HubError> {
     match answer.get("status").and_then(Value::as_str) {
         Some("ok" | "abstain") if answer.is_object() => Ok((true, answer)),
         Some("error") => Ok((false, answer)),
-        _ => Err(HubError::garbage(hub, format!("an answer without status ok, abstain or error: {}", super::client::quote(&answer.to_string())))),
+        _ => Err(HubError::garbage(
+            hub,
+            format!("an answer without status ok, abstain or error: {}", super::client::quote(&answer.to_string())),
+        )),
     }
 }
 

@@ -99,7 +99,8 @@ pub struct RunArgs {
 #[operation(rest = "POST /v1/flows/{name}/run")]
 pub async fn run_flow(cx: &Cx<Config>, args: RunArgs) -> Result<Value, Error> {
     let loaded = cx.state().current();
-    let flow = loaded.flows.get(&args.name).ok_or_else(|| Error::not_found(format!("no flow {:?} is loaded", args.name)))?;
+    let flow =
+        loaded.flows.get(&args.name).ok_or_else(|| Error::not_found(format!("no flow {:?} is loaded", args.name)))?;
     let run = flows::run(flow, &Value::Object(args.state), &loaded.capabilities, Transport::Live).await;
     serde_json::to_value(run).map_err(|e| Error::internal(e.to_string()))
 }

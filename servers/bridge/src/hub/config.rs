@@ -67,7 +67,12 @@ impl Config {
             *seen = now;
         }
         let next = load(&self.dir, self.current().revision + 1);
-        tracing::info!(revision = next.revision, capabilities = next.capabilities.len(), flows = next.flows.len(), "reloaded");
+        tracing::info!(
+            revision = next.revision,
+            capabilities = next.capabilities.len(),
+            flows = next.flows.len(),
+            "reloaded"
+        );
         *self.loaded.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
         true
     }
@@ -176,7 +181,10 @@ mod tests {
         assert_eq!(
             loaded.invalid_capabilities,
             [
-                InvalidFile { file: "capabilities/bad.yaml".into(), reason: "`agents` applies to kind `wakeup` only".into() },
+                InvalidFile {
+                    file: "capabilities/bad.yaml".into(),
+                    reason: "`agents` applies to kind `wakeup` only".into()
+                },
                 InvalidFile {
                     file: "capabilities/risk2.yaml".into(),
                     reason: "the id \"tool.risk\" is already taken by capabilities/risk.yaml".into()

@@ -147,12 +147,7 @@ fn reference(v: &Value) -> Option<&str> {
 }
 
 /// Runs a parsed flow on a state.
-pub async fn run(
-    flow: &Flow,
-    state: &Value,
-    capabilities: &BTreeMap<String, Capability>,
-    transport: Transport,
-) -> Run {
+pub async fn run(flow: &Flow, state: &Value, capabilities: &BTreeMap<String, Capability>, transport: Transport) -> Run {
     let mut data = Map::new();
     let mut path = Vec::new();
     let mut recorded = (transport == Transport::Record).then(Map::new);

@@ -137,7 +137,8 @@ async fn dispatch(gate: &Gate, req: Request<Incoming>) -> HttpResponse {
     if let Some(token) = &gate.token
         && !token.authorizes(req.headers().get(AUTHORIZATION).map(HeaderValue::as_bytes))
     {
-        let mut r = body::error(StatusCode::UNAUTHORIZED, "this hub needs its bearer token (Authorization: Bearer ...)");
+        let mut r =
+            body::error(StatusCode::UNAUTHORIZED, "this hub needs its bearer token (Authorization: Bearer ...)");
         r.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return r;
     }

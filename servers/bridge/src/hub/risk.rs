@@ -133,7 +133,9 @@ fn judge(command: &Command, previous: Option<&Command>, rules: &RiskRules, out: 
         out.push((Decision::Ask, format!("`{program}` {why}")));
     } else if let Some((_, safe)) = READ_ONLY_SUBCOMMANDS.iter().find(|(p, _)| *p == program) {
         match args.first() {
-            Some(sub) if safe.contains(sub) => out.push((Decision::Allow, format!("`{program} {sub}` only reads or builds locally"))),
+            Some(sub) if safe.contains(sub) => {
+                out.push((Decision::Allow, format!("`{program} {sub}` only reads or builds locally")))
+            }
             Some(sub) => out.push((Decision::Ask, format!("`{program} {sub}` may change the repository or publish"))),
             None => out.push((Decision::Ask, format!("`{program}` without a subcommand"))),
         }
@@ -162,9 +164,8 @@ fn wipes_everything(args: &[&str]) -> bool {
 }
 
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    })
+    word.split_once('=')
+        .is_some_and(|(name, _)| !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
 }
 
 /// One simple command of a line.

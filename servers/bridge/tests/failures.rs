@@ -44,7 +44,7 @@ async fn garbage_a_500_and_an_answer_without_status_are_failed_calls_with_the_re
     assert_eq!(failed["structuredContent"]["status"], 500);
     let (reason, message) = failure(&risk(&mut mcp, "no-status").await);
     assert_eq!(reason, "garbage");
-    assert!(message.contains("an answer without status ok, abstain or error"), "{message}");
+    assert!(message.contains("answered without a status of ok, abstain or error"), "{message}");
     let fine = risk(&mut mcp, "ls").await;
     assert_eq!(fine["isError"], false, "{fine}");
 }

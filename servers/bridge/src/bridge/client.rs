@@ -110,7 +110,7 @@ impl HubClient {
     }
 
     async fn exchange(&self, hub: &str, method: Method, path: &str, body: Option<&Value>) -> Result<Value, HubError> {
-        let mut sender = self.connection(hub).await?;
+        let (mut sender, reused) = self.connection(hub).await?;
         let bytes = body.map(|b| Bytes::from(b.to_string())).unwrap_or_default();
         let mut req = Request::builder().method(method).uri(path).header(CONTENT_TYPE, "application/json");
         if let Ok(host) = HeaderValue::from_str(hub) {
@@ -127,7 +127,18 @@ impl HubClient {
             hub: hub.to_owned(),
             error: format!("the hub at {hub} closed the connection before answering: {e}"),
         };
-        let response = sender.send_request(req).await.map_err(|e| closed(&e))?;
+        let response = match sender.try_send_request(req).await {
+            Ok(response) => response,
+            Err(mut e) => match e.take_message() {
+                // Not sent: a kept connection the hub closed while it was idle. Once more, on a
+                // new connection.
+                Some(req) if reused => {
+                    sender = self.connect(hub).await?;
+                    sender.send_request(req).await.map_err(|e| closed(&e))?
+                }
+                _ => return Err(closed(e.error())),
+            },
+        };
         let status = response.status();
         let body = Limited::new(response.into_body(), self.max_answer_bytes).collect().await.map_err(|e| {
             if e.is::<http_body_util::LengthLimitError>() {
@@ -145,12 +156,16 @@ impl HubClient {
         interpret(hub, status, &text)
     }
 
-    /// The idle connection when it is still open, else a new one.
-    async fn connection(&self, hub: &str) -> Result<SendRequest<Full<Bytes>>, HubError> {
+    /// The idle connection when it is still open (and true), else a new one.
+    async fn connection(&self, hub: &str) -> Result<(SendRequest<Full<Bytes>>, bool), HubError> {
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(sender) = idle.filter(|s| s.is_ready()) {
-            return Ok(sender);
+        match idle.filter(|s| s.is_ready()) {
+            Some(sender) => Ok((sender, true)),
+            None => Ok((self.connect(hub).await?, false)),
         }
+    }
+
+    async fn connect(&self, hub: &str) -> Result<SendRequest<Full<Bytes>>, HubError> {
         let unreachable = |e: &dyn std::fmt::Display| HubError::Unreachable {
             hub: hub.to_owned(),
             error: format!("no hub answers at {hub}: {e}"),
@@ -200,12 +215,17 @@ fn interpret(hub: &str, status: StatusCode, text: &str) -> Result<Value, HubErro
 }
 
 /// The start of a text, in quotes, for an error message.
-pub(crate) fn quote(text: &str) -> String {
+fn quote(text: &str) -> String {
+    format!("{:?}", truncate(text))
+}
+
+/// The start of a text, for an error message.
+pub(crate) fn truncate(text: &str) -> String {
     let mut s: String = text.chars().take(QUOTED_CHARS).collect();
     if s.len() < text.len() {
         s.push('…');
     }
-    format!("{s:?}")
+    s
 }
 
 #[cfg(test)]

@@ -148,7 +148,7 @@ fn typed(hub: &str, answer: Value) -> Result<(bool, Value), HubError> {
         Some("error") => Ok((false, answer)),
         _ => Err(HubError::garbage(
             hub,
-            format!("an answer without status ok, abstain or error: {}", super::client::quote(&answer.to_string())),
+            format!("without a status of ok, abstain or error: {}", super::client::truncate(&answer.to_string())),
         )),
     }
 }

@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 use support::fake_hub::FakeHub;
 use support::{Hub, add_capability, bridge_args, config_copy, free_port, remove_capability};
 use tooltable_golden::client::Client;
+use tooltable_golden::harness::{bless, differences};
 use tooltable_golden::placeholders::Placeholders;
 use tooltable_golden::session::{Line, SessionFile};
 use tooltable_golden::{BLESS, REGENERATE, docs, replay};
@@ -126,24 +127,6 @@ fn load(session: &str) -> Result<SessionFile, String> {
     SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
 }
 
-/// The file with each message's answers replaced by what came back.
-fn bless(file: &SessionFile, actual: &[Vec<Value>]) -> String {
-    let mut lines = Vec::new();
-    let mut step = 0;
-    for (_, line) in &file.lines {
-        match line {
-            Line::Sent(v) => {
-                lines.push(Line::Sent(v.clone()));
-                lines.extend(actual[step].iter().cloned().map(Line::Received));
-                step += 1;
-            }
-            Line::Received(_) => {}
-            Line::Text(t) => lines.push(Line::Text(t.clone())),
-        }
-    }
-    SessionFile::render(&lines)
-}
-
 fn check(session: &str) {
     let file = load(session).unwrap_or_else(|e| panic!("{e}"));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -152,20 +135,7 @@ fn check(session: &str) {
         std::fs::write(path(session), bless(&file, &actual)).unwrap();
         return;
     }
-    let mut report = String::new();
-    for (step, got) in file.steps().iter().zip(&actual) {
-        let expected: Vec<Value> = step.received.iter().map(|(_, v)| v.clone()).collect();
-        if !replay::matches(&expected, got) {
-            let show = |vs: &[Value]| vs.iter().map(|v| format!("  ← {v}\n")).collect::<String>();
-            report.push_str(&format!(
-                "{}:{}: the answer differs\nrecorded:\n{}received:\n{}",
-                path(session).display(),
-                step.line,
-                show(&expected),
-                show(got)
-            ));
-        }
-    }
+    let report = differences(&path(session), &file.steps(), &actual);
     assert!(
         report.is_empty(),
         "{report}\nIf the new answers are right, record them: {BLESS}=1 cargo test -p bridge --test golden"

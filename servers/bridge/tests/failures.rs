@@ -65,11 +65,11 @@ async fn a_hub_that_dies_mid_answer_is_a_failed_call_and_the_next_call_works() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hub_slower_than_the_deadline_is_a_failed_call_and_the_next_call_works() {
     let fake = FakeHub::start(0);
-    let mut mcp = Mcp::start(&bridge_args(&fake.addr, &["--deadline-ms", "300"])).await;
+    let mut mcp = Mcp::start(&bridge_args(&fake.addr, &["--deadline-ms", "1000"])).await;
     let slow = risk(&mut mcp, "slow").await;
     assert_eq!(
         failure(&slow),
-        ("deadline".to_owned(), format!("the hub at {} did not answer within 300 ms", fake.addr))
+        ("deadline".to_owned(), format!("the hub at {} did not answer within 1000 ms", fake.addr))
     );
     assert_eq!(risk(&mut mcp, "ls").await["isError"], false);
 }
@@ -101,7 +101,7 @@ async fn a_hub_killed_mid_call_is_a_failed_call_and_the_bridge_recovers_when_it_
     let hub = Hub::start(config.path(), 0);
     let port: u16 = hub.addr.rsplit(':').next().unwrap().parse().unwrap();
     let mut mcp = Mcp::start(&bridge_args(&hub.addr, &[])).await;
-    hub.kill_in(Duration::from_millis(300));
+    hub.kill_in(Duration::from_millis(1000));
     let woken = mcp.call("agent_wakeup", json!({ "agent": "planner", "after_ms": 5000 })).await;
     assert_eq!(failure(&woken).0, "closed", "{woken}");
     let down = risk(&mut mcp, "ls").await;

@@ -78,6 +78,8 @@ struct HubArgs {
 }
 
 const EXIT_USAGE: u8 = 2;
+/// How long the bridge waits for the hub's capability list before it serves stdio.
+const STARTUP_WAIT: Duration = Duration::from_secs(2);
 
 fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -115,7 +117,10 @@ fn mcp(args: McpArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(bridge::sync::sync(&server));
+    // The first tools/list should show the capabilities, but a hub that does not answer must not
+    // hold up the client's initialize: past this wait the follower serves them when they come.
+    let first_listing = bridge::sync::sync(&server);
+    let _ = runtime.block_on(async { tokio::time::timeout(STARTUP_WAIT.min(deadline), first_listing).await });
     runtime.spawn(bridge::sync::follow(server.clone(), Duration::from_millis(args.poll_ms.max(10))));
     match serve_stdio(&server, &StdioOptions::default(), runtime.handle()) {
         Ok(()) => ExitCode::SUCCESS,

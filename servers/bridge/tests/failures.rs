@@ -121,3 +121,15 @@ async fn a_wrong_token_is_named_as_the_problem() {
     assert!(message.contains("refused the token"), "{message}");
     assert!(!message.contains("not-the-token"), "{message}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hub_that_never_answers_does_not_hold_up_initialize() {
+    // Connections are accepted by the kernel and never answered.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let args: Vec<String> = ["--addr", &addr, "--token", support::TOKEN].map(str::to_owned).to_vec();
+    // With the default 30 s deadline, initialize is still answered within the client's 20 s.
+    let mut mcp = Mcp::start(&args).await;
+    assert_eq!(mcp.tool_names().await.len(), 4);
+    drop(silent);
+}

@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand};
 use tokio::runtime::Builder;
 use tooltable_transports::stdio::{StdioOptions, serve_stdio};
 
-use bridge::client::{DEFAULT_DEADLINE, DEFAULT_MAX_ANSWER_BYTES, HubClient};
+use bridge::client::{DEFAULT_DEADLINE, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_IN_FLIGHT, HubClient, Limits};
 use bridge::discovery::Target;
 use token::Token;
 
@@ -53,6 +53,9 @@ struct McpArgs {
     /// The largest answer read from the hub, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_ANSWER_BYTES)]
     max_answer_bytes: usize,
+    /// How many calls to the hub may be in flight at once (more wait their turn).
+    #[arg(long, default_value_t = DEFAULT_MAX_IN_FLIGHT)]
+    max_in_flight: usize,
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +78,9 @@ struct HubArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = 16 * 1024 * 1024)]
     max_body_bytes: usize,
+    /// How many connections may be open at once (more wait to be accepted).
+    #[arg(long, default_value_t = hub::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
 }
 
 const EXIT_USAGE: u8 = 2;
@@ -101,7 +107,8 @@ fn main() -> ExitCode {
 fn mcp(args: McpArgs) -> ExitCode {
     let token = args.token.and_then(Token::new);
     let deadline = Duration::from_millis(args.deadline_ms.max(1));
-    let client = HubClient::new(Target::new(args.addr), token, deadline, args.max_answer_bytes);
+    let limits = Limits { deadline, max_answer_bytes: args.max_answer_bytes, max_in_flight: args.max_in_flight };
+    let client = HubClient::new(Target::new(args.addr), token, limits);
     let server = match bridge::server(bridge::Bridge::new(client, args.allow_live)) {
         Ok(server) => server,
         Err(e) => {
@@ -139,6 +146,7 @@ fn hub(args: HubArgs) -> ExitCode {
         reload_every: Duration::from_millis(args.reload_ms.max(10)),
         discovery_file: args.discovery_file,
         max_body_bytes: args.max_body_bytes,
+        max_connections: args.max_connections,
     };
     let runtime = match Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

@@ -22,6 +22,8 @@ use crate::token::Token;
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
 /// The largest answer read from the hub.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+/// How many calls to the hub may be in flight at once; more wait their turn (within the deadline).
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 16;
 /// How much of a garbled or failed answer an error quotes.
 const QUOTED_CHARS: usize = 200;
 
@@ -76,12 +78,28 @@ pub struct HubClient {
     token: Option<Token>,
     deadline: Duration,
     max_answer_bytes: usize,
+    in_flight: tokio::sync::Semaphore,
     idle: std::sync::Mutex<Option<SendRequest<Full<Bytes>>>>,
 }
 
+/// The bounds of a [`HubClient`].
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub deadline: Duration,
+    pub max_answer_bytes: usize,
+    pub max_in_flight: usize,
+}
+
 impl HubClient {
-    pub fn new(target: Target, token: Option<Token>, deadline: Duration, max_answer_bytes: usize) -> Self {
-        HubClient { target, token, deadline, max_answer_bytes, idle: std::sync::Mutex::new(None) }
+    pub fn new(target: Target, token: Option<Token>, limits: Limits) -> Self {
+        HubClient {
+            target,
+            token,
+            deadline: limits.deadline,
+            max_answer_bytes: limits.max_answer_bytes,
+            in_flight: tokio::sync::Semaphore::new(limits.max_in_flight.max(1)),
+            idle: std::sync::Mutex::new(None),
+        }
     }
 
     /// The hub's address for messages (`?` when the discovery file cannot be read).
@@ -100,7 +118,12 @@ impl HubClient {
     /// One call under the deadline: the JSON of a 2xx answer, or why there is none.
     async fn call(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Value, HubError> {
         let hub = self.target.addr().map_err(|error| HubError::Unreachable { hub: "?".into(), error })?;
-        match tokio::time::timeout(self.deadline, self.exchange(&hub, method, path, body)).await {
+        let call = async {
+            // The semaphore is never closed, so a permit always comes, in turn.
+            let _permit = self.in_flight.acquire().await;
+            self.exchange(&hub, method, path, body).await
+        };
+        match tokio::time::timeout(self.deadline, call).await {
             Ok(answer) => answer,
             Err(_) => Err(HubError::Deadline {
                 error: format!("the hub at {hub} did not answer within {} ms", self.deadline.as_millis()),

@@ -39,7 +39,11 @@ pub struct HubOptions {
     /// Where to write the discovery file (`{"addr": "host:port"}`), if anywhere.
     pub discovery_file: Option<PathBuf>,
     pub max_body_bytes: usize,
+    pub max_connections: usize,
 }
+
+/// How many connections the hub serves at once by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 
 /// The hub as a tooltable server: its operations are its routes.
 pub fn server(config: Config) -> Result<Server<Config>, tooltable::TableError> {
@@ -82,8 +86,9 @@ pub async fn run(options: HubOptions) -> Result<(), String> {
             options: http,
         },
     });
+    let connections = Arc::new(tokio::sync::Semaphore::new(options.max_connections.max(1)));
     tokio::select! {
-        () = accept(listener, cx) => {}
+        () = accept(listener, cx, connections) => {}
         () = shutdown_signal() => {}
     }
     reloader.abort();
@@ -106,8 +111,10 @@ struct Gate {
     http: HttpContext<Config>,
 }
 
-async fn accept(listener: TcpListener, gate: Arc<Gate>) {
+async fn accept(listener: TcpListener, gate: Arc<Gate>, connections: Arc<tokio::sync::Semaphore>) {
     loop {
+        // Past the bound, connections wait in the listen backlog until one closes.
+        let Ok(permit) = Arc::clone(&connections).acquire_owned().await else { return };
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
@@ -126,6 +133,7 @@ async fn accept(listener: TcpListener, gate: Arc<Gate>) {
             if let Err(e) = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await {
                 tracing::debug!("connection ended: {e}");
             }
+            drop(permit);
         });
     }
 }

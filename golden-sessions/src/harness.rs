@@ -229,7 +229,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// The file with each step's `←` lines replaced by what the server sent; comments stay.
-fn bless(file: &SessionFile, actual: &[Vec<Value>]) -> String {
+pub fn bless(file: &SessionFile, actual: &[Vec<Value>]) -> String {
     let mut lines = Vec::new();
     let mut step = 0;
     for (_, line) in &file.lines {
@@ -248,7 +248,7 @@ fn bless(file: &SessionFile, actual: &[Vec<Value>]) -> String {
 
 /// A unified diff per step whose answers differ, headed by the file and line. Messages are
 /// pretty-printed for the diff, so a changed field shows as the one line it is.
-fn differences(path: &Path, steps: &[Step], actual: &[Vec<Value>]) -> String {
+pub fn differences(path: &Path, steps: &[Step], actual: &[Vec<Value>]) -> String {
     let mut report = String::new();
     for (step, got) in steps.iter().zip(actual) {
         let expected: Vec<Value> = step.received.iter().map(|(_, v)| v.clone()).collect();

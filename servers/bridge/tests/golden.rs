@@ -215,3 +215,23 @@ fn docs_are_generated_from_the_sessions() {
         "{PAGE}: the generated regions are out of date; regenerate them: {REGENERATE}=1 cargo test -p bridge --test golden"
     );
 }
+
+/// Every tool the bridge listed in its recorded sessions, the hub's capabilities included, is a
+/// valid MCP `Tool` of each revision: the sessions are replayed, so these are what it serves.
+#[test]
+fn every_listed_tool_is_a_valid_mcp_tool() {
+    let mut tools = Vec::new();
+    for session in ALL {
+        let file = load(session).unwrap_or_else(|e| panic!("{e}"));
+        for (_, line) in &file.lines {
+            if let Line::Received(v) = line
+                && let Some(listed) = v.pointer("/result/tools").and_then(Value::as_array)
+            {
+                tools.extend(listed.iter().cloned());
+            }
+        }
+    }
+    assert!(tools.len() > 4, "the sessions list the flow tools and the hub's capabilities");
+    let problems = tooltable_golden::mcp_schema::tool_problems(&tools).unwrap_or_else(|e| panic!("{e}"));
+    assert!(problems.is_empty(), "descriptors the MCP schema rejects:\n{}", problems.join("\n"));
+}

@@ -85,7 +85,7 @@ pub async fn jevalan_run_flow(cx: &Cx<Bridge>, args: RunFlowArgs) -> Result<Valu
 pub struct NoArgs {}
 
 /// Lists loaded flows and the invalid ones, with the reason.
-#[operation(title = "List flows", read_only, idempotent)]
+#[operation(title = "List flows", read_only, idempotent, open_world = false)]
 pub async fn jevalan_list_flows(cx: &Cx<Bridge>, _args: NoArgs) -> Result<Value, FlowToolError> {
     let mut answer = cx.state().hub.get("/v1/flows").await?;
     if let Some(map) = answer.as_object_mut() {
@@ -103,7 +103,7 @@ pub struct ValidateArgs {
 /// Validates a flow's YAML with the hub's real parser, without publishing it. An invalid flow
 /// answers `ok: false` with the problem (and its line and column when the YAML itself is wrong):
 /// that is a verdict, not a failed call.
-#[operation(title = "Validate a flow", read_only, idempotent)]
+#[operation(title = "Validate a flow", read_only, idempotent, open_world = false)]
 pub async fn jevalan_validate_flow(cx: &Cx<Bridge>, args: ValidateArgs) -> Result<Value, FlowToolError> {
     Ok(cx.state().hub.post("/v1/flows/validate", &json!({ "yaml": args.yaml })).await?)
 }

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::budget::{Budget, Stopped};
 use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode, Payload};
 use super::index::RootIndex;
 use super::jsonata::{Env, is_truthy};
@@ -21,21 +22,42 @@ pub enum CycleError {
     Constraint(Vec<ConstraintFailure>),
     TooLarge(String),
     Library(String),
+    /// Time ran out or the caller cancelled: the cycle is undone.
+    Stopped(Stopped),
 }
 
 /// Statuses under which an effect is already on its way and is not emitted again.
 const BUSY_STATUSES: &[&str] = &["pending", "in-flight", "in_flight", "running"];
 
-/// Runs one cycle. `creation`: every container is new and every node is dirty.
+/// Runs one cycle within `budget`. `creation`: every container is new and every node is dirty.
 pub fn run(
     c: &Compiled,
     state: &mut State,
     writes: Vec<(Path, Value)>,
     creation: bool,
+    budget: &Budget,
 ) -> Result<CycleOutcome, CycleError> {
     check_writes(c, state, &writes)?;
-    let env = Env::new(&c.spec.constants, c.library.as_ref()).map_err(|e| CycleError::Library(e.0))?;
-    let mut run = Cycle { state, env: &env, out: CycleOutcome::default(), changed: Vec::new(), creation };
+    let env = Env::new(&c.spec.constants, c.library.as_ref(), budget).map_err(|e| CycleError::Library(e.0))?;
+    if let Some(why) = env.stopped() {
+        return Err(CycleError::Stopped(why));
+    }
+    let out = cascade(c, state, writes, creation, &env)?;
+    match env.stopped() {
+        Some(why) => Err(CycleError::Stopped(why)),
+        None => Ok(out),
+    }
+}
+
+/// Steps 2 to 8; a step stops early once the environment says the cycle must stop.
+fn cascade(
+    c: &Compiled,
+    state: &mut State,
+    writes: Vec<(Path, Value)>,
+    creation: bool,
+    env: &Env,
+) -> Result<CycleOutcome, CycleError> {
+    let mut run = Cycle { state, env, out: CycleOutcome::default(), changed: Vec::new(), creation };
 
     let before: Vec<Vec<Path>> = c.defaults.iter().map(|d| containers(&d.path, &run.state.doc)).collect();
     for (path, value) in writes {
@@ -57,6 +79,9 @@ pub fn run(
         c.graph.downstream(seeds.collect::<Vec<_>>())
     };
     for i in dirty {
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         let d = &c.derivations[i];
         if !d.lazy {
             run.derive(d);
@@ -64,12 +89,18 @@ pub fn run(
     }
     for i in run.candidates(&c.meta_index, c.metas.len()) {
         let m = &c.metas[i];
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         if run.creation || run.touched(&m.bound.reads) {
             run.meta(m);
         }
     }
     for i in run.candidates(&c.constraint_index, c.constraints.len()) {
         let k = &c.constraints[i];
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         if run.creation || run.touched(&k.bound.reads) {
             run.constraint(k);
         }
@@ -81,6 +112,9 @@ pub fn run(
     }
     for i in run.candidates(&c.effect_index, c.effects.len()) {
         let e = &c.effects[i];
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         let reads_dedupe = e.dedupe_key.as_ref().is_some_and(|k| run.touched(&k.reads));
         if run.creation || run.touched(&e.trigger.reads) || reads_dedupe {
             run.effect(e);
@@ -215,6 +249,9 @@ impl Cycle<'_> {
             vec![(d.path.clone(), parent_pattern)]
         };
         for (target, parent) in targets {
+            if self.env.stopped().is_some() {
+                return;
+            }
             let result = self.eval(&d.bound, None, &parent);
             let value = result.clone().ok().flatten().unwrap_or(Value::Null);
             let stored = self.state.derive(&target, value);

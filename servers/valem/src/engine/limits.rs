@@ -23,8 +23,9 @@ pub fn depth(v: &Value) -> usize {
     max
 }
 
-/// The size of `v` as compact JSON, counted without recursion and stopping early past `cap`.
-pub fn size_exceeds(v: &Value, cap: usize) -> bool {
+/// The size of `v` as compact JSON, counted without recursion; past `cap` the count stops and
+/// says `cap + 1`.
+pub fn size_up_to(v: &Value, cap: usize) -> usize {
     let mut total = 0usize;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
@@ -43,10 +44,15 @@ pub fn size_exceeds(v: &Value, cap: usize) -> bool {
             }
         };
         if total > cap {
-            return true;
+            return cap.saturating_add(1);
         }
     }
-    false
+    total
+}
+
+/// Whether `v` is larger than `cap` bytes of compact JSON.
+pub fn size_exceeds(v: &Value, cap: usize) -> bool {
+    size_up_to(v, cap) > cap
 }
 
 /// Why a value is refused: too deep or too large; `None` when it is within bounds.

@@ -1,5 +1,6 @@
 //! The reactive model engine: specs, expressions, the dependency graph and the cycle.
 
+pub mod budget;
 pub mod compiled;
 pub mod cycle;
 pub mod findings;
@@ -8,6 +9,7 @@ pub mod index;
 pub mod journal;
 pub mod jsonata;
 pub mod limits;
+pub mod meter;
 pub mod model;
 pub mod path;
 pub mod ring;

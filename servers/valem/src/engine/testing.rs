@@ -6,8 +6,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::budget::Budget;
 use super::compiled::Compiled;
-use super::model::{Model, ModelFailure};
+use super::model::{Model, ModelFailure, admit_any};
 use super::path::Path;
 use super::spec::TestCase;
 
@@ -34,19 +35,25 @@ pub struct CaseFailure {
     pub message: String,
 }
 
-pub fn run(compiled: &Arc<Compiled>, cases: &[TestCase]) -> TestReport {
-    let results: Vec<CaseResult> = cases.iter().enumerate().map(|(i, case)| run_case(compiled, i, case)).collect();
+/// Runs each case, each cycle within `budget`; a case after a cancellation is not run.
+pub fn run(compiled: &Arc<Compiled>, cases: &[TestCase], budget: &Budget) -> TestReport {
+    let results: Vec<CaseResult> = cases
+        .iter()
+        .enumerate()
+        .take_while(|_| !(budget.cancelled)())
+        .map(|(i, case)| run_case(compiled, i, case, budget))
+        .collect();
     let passed = results.iter().filter(|r| r.passed).count();
     TestReport { total: results.len(), passed, failed: results.len() - passed, results }
 }
 
-fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase) -> CaseResult {
+fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase, budget: &Budget) -> CaseResult {
     let description = case.description.clone().unwrap_or_else(|| format!("case {index}"));
-    let failures = match Model::from_compiled(Arc::clone(compiled)) {
+    let failures = match Model::from_compiled(Arc::clone(compiled), budget, &admit_any) {
         Err(e) => vec![whole_case_failure("the model could not be created", &e)],
-        Ok(mut model) => match model.mutate(&case.given) {
+        Ok(mut model) => match model.mutate(&case.given, budget, &admit_any) {
             Err(e) => vec![whole_case_failure("`given` was refused", &e)],
-            Ok(_) => compare(&model, &case.expect),
+            Ok(_) => compare(&model, &case.expect, budget),
         },
     };
     CaseResult { description, passed: failures.is_empty(), failures }
@@ -61,8 +68,8 @@ fn whole_case_failure(what: &str, e: &ModelFailure) -> CaseFailure {
     }
 }
 
-fn compare(model: &Model, expect: &Map<String, Value>) -> Vec<CaseFailure> {
-    let merged = model.merged();
+fn compare(model: &Model, expect: &Map<String, Value>, budget: &Budget) -> Vec<CaseFailure> {
+    let merged = model.merged(budget);
     let mut failures = Vec::new();
     for (address, expected) in expect {
         let path = match Path::parse(address) {

@@ -10,6 +10,6 @@ pub mod tools;
 
 pub use server::{server, server_with};
 
-/// Counts what each evaluation allocates, so that its memory budget holds (see `engine/meter.rs`).
+/// Counts what each evaluation allocates, so that its memory budget holds (see `engine/jsonata/meter.rs`).
 #[global_allocator]
-static ALLOCATOR: engine::meter::Metered = engine::meter::Metered;
+static ALLOCATOR: engine::jsonata::Metered = engine::jsonata::Metered;

@@ -57,6 +57,7 @@ impl Limits {
             cycle_time: self.cycle_timeout(),
             model_bytes: self.max_model_bytes,
             cancelled: std::sync::Arc::new(|| false),
+            interrupt: Default::default(),
         }
     }
 

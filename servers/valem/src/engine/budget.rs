@@ -6,6 +6,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::jsonata::Interrupt;
+
 /// Whether the caller gave up on the computation; asked between evaluations.
 pub type Cancelled = Arc<dyn Fn() -> bool + Send + Sync>;
 
@@ -20,12 +22,14 @@ pub struct Budget {
     /// The largest document of one model, in bytes of compact JSON.
     pub model_bytes: usize,
     pub cancelled: Cancelled,
+    /// Stops the running evaluation, and the computation, from another thread.
+    pub interrupt: Interrupt,
 }
 
 impl Budget {
-    /// The same bounds, asking `cancelled` whether to go on.
+    /// The same bounds for a computation of its own, asking `cancelled` whether to go on.
     pub fn with_cancel(&self, cancelled: Cancelled) -> Budget {
-        Budget { cancelled, ..self.clone() }
+        Budget { cancelled, interrupt: Interrupt::default(), ..self.clone() }
     }
 }
 

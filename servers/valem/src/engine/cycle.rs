@@ -9,6 +9,7 @@ use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNo
 use super::index::RootIndex;
 use super::jsonata::{Env, is_truthy};
 use super::limits;
+use super::model::TRACE_CAPACITY;
 use super::path::{Path, Seg};
 use super::schema::{self, Violation};
 use super::spec::Policy;
@@ -42,11 +43,15 @@ pub fn run(
     if let Some(why) = env.stopped() {
         return Err(CycleError::Stopped(why));
     }
-    let out = cascade(c, state, writes, creation, &env)?;
-    match env.stopped() {
-        Some(why) => Err(CycleError::Stopped(why)),
-        None => Ok(out),
+    let out = cascade(c, state, writes, creation, &env);
+    // A cycle that had to stop is refused whatever it found on the way.
+    if let Some(why) = env.stopped() {
+        return Err(CycleError::Stopped(why));
     }
+    let mut out = out?;
+    let older = out.traces.len().saturating_sub(TRACE_CAPACITY);
+    out.traces.drain(..older);
+    Ok(out)
 }
 
 /// Steps 2 to 8; a step stops early once the environment says the cycle must stop.
@@ -188,6 +193,10 @@ impl Cycle<'_> {
 
     fn trace(&mut self, target: &Path, bound: &Bound, result: &Result<Option<Value>, String>, passed: Option<bool>) {
         let (value, error) = match result {
+            // 500 traces of a large value each would outweigh the model: a large one is named.
+            Ok(Some(v)) if limits::size_exceeds(v, limits::MAX_TRACE_VALUE_BYTES) => {
+                (json!(format!("<more than {} bytes>", limits::MAX_TRACE_VALUE_BYTES)), None)
+            }
             Ok(Some(v)) => (v.clone(), None),
             Ok(None) => (Value::Null, Some("the expression gave no value (undefined)".to_owned())),
             Err(e) => (Value::Null, Some(e.clone())),
@@ -200,6 +209,11 @@ impl Cycle<'_> {
             constraint_passed: passed,
             error_message: error,
         });
+        // Only the newest traces are kept (see `TRACE_CAPACITY`); a cycle over many elements
+        // drops the older ones as it goes.
+        if self.out.traces.len() >= 2 * TRACE_CAPACITY {
+            self.out.traces.drain(..TRACE_CAPACITY);
+        }
     }
 
     /// Step 3: deep-fills what a `defaultValues` expression returns into each new container.

@@ -8,6 +8,9 @@ pub const MAX_DEPTH: usize = 256;
 /// The largest value one mutation may write, in bytes of compact JSON.
 pub const MAX_VALUE_BYTES: usize = 1024 * 1024;
 
+/// The largest result a trace keeps; a larger one is replaced by a note of its size.
+pub const MAX_TRACE_VALUE_BYTES: usize = 16 * 1024;
+
 /// How deep `v` nests, counted without recursion so that any input can be measured.
 pub fn depth(v: &Value) -> usize {
     let mut max = 0;

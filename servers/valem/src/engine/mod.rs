@@ -9,7 +9,6 @@ pub mod index;
 pub mod journal;
 pub mod jsonata;
 pub mod limits;
-pub mod meter;
 pub mod model;
 pub mod path;
 pub mod ring;

@@ -51,6 +51,9 @@ pub struct HistoryEntry {
     /// by undoing the newer cycles from the live state.
     #[serde(skip)]
     pub undo: Arc<Journal>,
+    /// What the entry keeps, in bytes of JSON: its journal, mutations and effects.
+    #[serde(skip)]
+    bytes: usize,
     #[serde(skip)]
     pub at: DateTime<Utc>,
 }
@@ -83,6 +86,8 @@ pub struct Model {
     next_sequence: u64,
     /// The size of the document, as last committed.
     bytes: usize,
+    /// The bytes the history entries keep; the oldest go once it passes a document's worth.
+    history_bytes: usize,
 }
 
 /// Reads and compiles a spec; `Ok` carries the warnings.
@@ -115,8 +120,9 @@ impl Model {
             traces: Ring::new(TRACE_CAPACITY),
             next_sequence: 0,
             bytes,
+            history_bytes: 0,
         };
-        model.commit("create", Map::new(), &outcome, Journal::default());
+        model.commit("create", Map::new(), &outcome, Journal::default(), budget);
         Ok(model)
     }
 
@@ -161,7 +167,7 @@ impl Model {
         match result {
             Ok((outcome, bytes)) => {
                 self.bytes = bytes;
-                self.commit("mutate", mutations.clone(), &outcome, journal);
+                self.commit("mutate", mutations.clone(), &outcome, journal, budget);
                 Ok(outcome)
             }
             Err(e) => {
@@ -171,12 +177,22 @@ impl Model {
         }
     }
 
-    fn commit(&mut self, source: &str, mutations: Map<String, Value>, outcome: &CycleOutcome, undo: Journal) {
+    fn commit(
+        &mut self,
+        source: &str,
+        mutations: Map<String, Value>,
+        outcome: &CycleOutcome,
+        undo: Journal,
+        budget: &Budget,
+    ) {
         for t in &outcome.traces {
             self.traces.push(t.clone());
         }
         let at = Utc::now();
-        self.history.push(HistoryEntry {
+        let cap = budget.model_bytes;
+        let kept = [Value::Object(mutations.clone()), Value::Array(outcome.dispatched_effects.clone())];
+        let bytes = undo.bytes(cap) + kept.iter().map(|v| super::limits::size_up_to(v, cap)).sum::<usize>();
+        let dropped = self.history.push(HistoryEntry {
             sequence: self.next_sequence,
             timestamp: at.to_rfc3339_opts(SecondsFormat::Millis, true),
             source: source.to_owned(),
@@ -185,8 +201,15 @@ impl Model {
             flagged_constraints: outcome.flagged.clone(),
             dispatched_effects: outcome.dispatched_effects.clone(),
             undo: Arc::new(undo),
+            bytes,
             at,
         });
+        self.history_bytes += bytes;
+        self.history_bytes -= dropped.map_or(0, |gone| gone.bytes);
+        // The newest entry always stays.
+        while self.history_bytes > cap && self.history.iter().nth(1).is_some() {
+            self.history_bytes -= self.history.pop_oldest().map_or(0, |gone| gone.bytes);
+        }
         self.next_sequence += 1;
     }
 

@@ -5,24 +5,26 @@
 //! next evaluation, and the work is undone.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Semaphore;
 use tooltable::Cx;
 
 use super::errors::ModelError;
 use crate::engine::budget::Budget;
+use crate::engine::jsonata::Interrupt;
 
 pub struct Pool {
     permits: Arc<Semaphore>,
 }
 
-/// Sets its flag when dropped: the awaiting call went away.
-struct Abandon(Arc<AtomicBool>);
+/// Interrupts the work when dropped before it is disarmed: the awaiting call went away.
+struct Abandon(Option<Interrupt>);
 
 impl Drop for Abandon {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Release);
+        if let Some(interrupt) = self.0.take() {
+            interrupt.interrupt();
+        }
     }
 }
 
@@ -47,15 +49,15 @@ impl Pool {
             .acquire_owned()
             .await
             .map_err(|_| ModelError::Internal("the evaluation pool is closed".into()))?;
-        let abandoned = Arc::new(AtomicBool::new(false));
-        let _abandon = Abandon(Arc::clone(&abandoned));
         let cx = cx.clone();
-        let budget = budget.with_cancel(Arc::new(move || abandoned.load(Ordering::Acquire) || cx.is_cancelled()));
-        tokio::task::spawn_blocking(move || {
+        let budget = budget.with_cancel(Arc::new(move || cx.is_cancelled()));
+        let mut abandon = Abandon(Some(budget.interrupt.clone()));
+        let done = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             work(&budget)
         })
-        .await
-        .map_err(|e| ModelError::Internal(format!("the evaluation failed: {e}")))
+        .await;
+        abandon.0 = None;
+        done.map_err(|e| ModelError::Internal(format!("the evaluation failed: {e}")))
     }
 }

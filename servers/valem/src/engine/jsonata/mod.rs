@@ -10,11 +10,13 @@
 mod convert;
 mod functions;
 mod guard;
+mod meter;
 mod reads;
 mod walk;
 
 use std::cell::Cell;
 use std::fmt;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use jsonata_core::ast::AstNode;
@@ -25,8 +27,8 @@ use serde_json::Value;
 
 use crate::engine::budget::{Budget, Stopped};
 use crate::engine::limits::MAX_DEPTH;
-use crate::engine::meter;
 
+pub use meter::Metered;
 pub use reads::{ReadSeg, Reads};
 
 /// The deepest evaluation stack; a runaway recursion fails with D1011.
@@ -126,6 +128,53 @@ impl Library {
     }
 }
 
+/// Stops the evaluations of one computation from another thread: the one running now at its
+/// next step, and every later one at once.
+#[derive(Clone, Default)]
+pub struct Interrupt(Arc<Mutex<Interruption>>);
+
+#[derive(Default)]
+struct Interruption {
+    interrupted: bool,
+    /// The token of the evaluation running now.
+    current: Option<CancelToken>,
+}
+
+impl Interrupt {
+    pub fn interrupt(&self) {
+        let mut state = self.lock();
+        state.interrupted = true;
+        if let Some(token) = &state.current {
+            token.cancel();
+        }
+    }
+
+    pub fn is_interrupted(&self) -> bool {
+        self.lock().interrupted
+    }
+
+    /// A token for the next evaluation, or `None` once interrupted.
+    fn next_token(&self) -> Option<CancelToken> {
+        let mut state = self.lock();
+        if state.interrupted {
+            return None;
+        }
+        let token = CancelToken::new();
+        state.current = Some(token.clone());
+        Some(token)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Interruption> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Interrupt").field("interrupted", &self.is_interrupted()).finish()
+    }
+}
+
 /// The variables every expression of one model sees (`$const`, the library exports), ready to
 /// evaluate many expressions in a row under one budget: the time limit runs from the moment
 /// the environment is made. Lives for one computation, on one thread.
@@ -205,11 +254,12 @@ impl Env {
         bindings: &[(&str, &Value)],
         finish: impl FnOnce(JValue) -> Result<T, String>,
     ) -> Result<T, EvalError> {
-        if let Some(why) = self.stop_now() {
-            return Err(EvalError(why.to_string()));
-        }
+        let token = match (self.stop_now(), self.budget.interrupt.next_token()) {
+            (None, Some(token)) => token,
+            (Some(why), _) => return Err(EvalError(why.to_string())),
+            (None, None) => return Err(EvalError(Stopped::Cancelled.to_string())),
+        };
         let left = self.deadline.saturating_duration_since(Instant::now());
-        let token = CancelToken::new();
         let mut context = Context::new();
         for (name, value) in &self.globals {
             context.bind(name.clone(), value.clone());
@@ -236,11 +286,25 @@ impl Env {
                 "the evaluation took more than {limit} bytes of memory, more than one evaluation may hold (--max-eval-bytes)"
             )));
         }
-        if result.is_err() {
-            // A time-out of the cycle's last moments stops the cycle, not just this expression.
-            self.stop_now();
+        match result {
+            // The engine's time-out is the cycle's: it stops the cycle, not just this expression.
+            Err(e) => match self.stop_now().or_else(|| self.timed_out(&e)) {
+                Some(why @ Stopped::TimeUp(_)) => Err(EvalError(format!("D1012: {why}"))),
+                Some(why) => Err(EvalError(why.to_string())),
+                None => Err(e),
+            },
+            ok => ok,
         }
-        result
+    }
+
+    /// The engine's time-out is the cycle's own (it is given the time left), even when it
+    /// fires a moment before the deadline.
+    fn timed_out(&self, e: &EvalError) -> Option<Stopped> {
+        let why = Stopped::TimeUp(self.budget.cycle_time.as_millis());
+        e.0.starts_with("D1012").then(|| {
+            self.stopped.set(Some(why.clone()));
+            why
+        })
     }
 
     /// Records and returns why the computation must stop, if it must.
@@ -248,7 +312,7 @@ impl Env {
         if let Some(stopped) = self.stopped() {
             return Some(stopped);
         }
-        let why = if (self.budget.cancelled)() {
+        let why = if self.budget.interrupt.is_interrupted() || (self.budget.cancelled)() {
             Stopped::Cancelled
         } else if Instant::now() >= self.deadline {
             Stopped::TimeUp(self.budget.cycle_time.as_millis())

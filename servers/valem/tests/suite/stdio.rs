@@ -129,10 +129,17 @@ fn a_value_nested_10000_deep_is_a_tool_error() {
             ),
             json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": { "name": "get_state", "arguments": { "id": "guarded" } } }).to_string(),
         ];
-        for line in &lines {
+        // Calls run side by side: the model exists once create_model has answered.
+        for line in &lines[..2] {
             c.send_line(line.as_bytes()).await.unwrap();
         }
         let mut c = Raw::Stdio(c);
+        c.until_response(&json!(2), wait).await.unwrap();
+        if let Raw::Stdio(stdio) = &mut c {
+            for line in &lines[2..] {
+                stdio.send_line(line.as_bytes()).await.unwrap();
+            }
+        }
         let (_, deep) = c.until_response(&json!(3), wait).await.unwrap();
         assert_eq!(deep["result"]["isError"], true, "{deep}");
         assert_eq!(deep["result"]["structuredContent"]["violations"][0]["keyword"], "maxDepth");

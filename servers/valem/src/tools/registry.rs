@@ -84,13 +84,17 @@ impl Models {
         read(&model)
     }
 
-    /// Runs `read` on the model `id` on the evaluation pool.
+    /// Runs `read` of the state of the model `id`: on the evaluation pool when the model has
+    /// lazy derivations to compute, else here.
     pub async fn compute<T: Send + 'static>(
         cx: &Cx<Models>,
         id: &str,
         read: impl FnOnce(&Model, &Budget) -> Result<T, ModelError> + Send + 'static,
     ) -> Result<T, ModelError> {
         let model = cx.find(id)?.read_owned().await;
+        if !model.has_lazy() {
+            return read(&model, &cx.budget);
+        }
         cx.pool.run(cx, &cx.budget, move |budget| read(&model, budget)).await?
     }
 

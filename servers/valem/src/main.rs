@@ -3,5 +3,7 @@
 //! and spends.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main_with(|limits: valem::options::Limits| valem::server_with(limits).map_err(Into::into))
+    tooltable_transports::cli::main_with(|limits: valem::options::Limits| {
+        valem::server_with(limits).map_err(Into::into)
+    })
 }

@@ -2,7 +2,9 @@
 //! each model, the ModelSpec schema, the guides and the bundled examples.
 
 use serde_json::Value;
-use tooltable::{ErrorKind, Failure, ToolError, Resource, ResourceContents, ResourceTemplate, Server, TableError, table};
+use tooltable::{
+    ErrorKind, Failure, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, table,
+};
 
 use crate::options::Limits;
 use crate::resources;

@@ -58,7 +58,9 @@ impl ModelError {
             ModelError::Stopped(why @ Stopped::TimeUp(_)) => {
                 json!({ "error": "Time limit exceeded", "message": why.to_string() })
             }
-            ModelError::Stopped(why @ Stopped::Cancelled) => json!({ "error": "Cancelled", "message": why.to_string() }),
+            ModelError::Stopped(why @ Stopped::Cancelled) => {
+                json!({ "error": "Cancelled", "message": why.to_string() })
+            }
             ModelError::Internal(m) => json!({ "error": "Internal error", "message": m }),
         }
     }

@@ -43,7 +43,8 @@ pub struct MutationResult {
 pub async fn mutate(cx: &Cx<Models>, args: MutateArgs) -> Result<MutationResult, ModelError> {
     super::shallow(args.mutations.values())?;
     let mutations = args.mutations;
-    let outcome = Models::change(cx, &args.id, move |m, budget, admit| Ok(m.mutate(&mutations, budget, admit)?)).await?;
+    let outcome =
+        Models::change(cx, &args.id, move |m, budget, admit| Ok(m.mutate(&mutations, budget, admit)?)).await?;
     cx.server().resource_updated(&super::state_uri(&args.id));
     Ok(MutationResult {
         success: true,

@@ -37,7 +37,9 @@ fn snapshot(s: &State) -> String {
 #[test]
 fn a_refused_cycle_leaves_the_state_exactly_as_it_was() {
     let mut model = Model::create(&spec(), &Budget::default(), &admit_any).unwrap();
-    model.mutate(&mutations(json!({ "$.items[0].price": 10, "$.items[1].price": 15 })), &Budget::default(), &admit_any).unwrap();
+    model
+        .mutate(&mutations(json!({ "$.items[0].price": 10, "$.items[1].price": 15 })), &Budget::default(), &admit_any)
+        .unwrap();
     let before = snapshot(&model.state);
     assert!(before.contains("\"total\":25"), "{before}");
 

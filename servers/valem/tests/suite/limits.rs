@@ -63,7 +63,8 @@ fn values_that_grow_step_by_step_stop_at_the_memory_budget() {
 fn the_time_limit_covers_the_whole_cycle() {
     let s = server(Limits { cycle_timeout_ms: 1_000, ..Limits::default() });
     // Three derivations of 400 ms each: each within the limit, together past it.
-    let wait = "($wait := function($until) { $millis() < $until ? $wait($until) : ms }; ms > 0 ? $wait($millis() + ms) : 0)";
+    let wait =
+        "($wait := function($until) { $millis() < $until ? $wait($until) : ms }; ms > 0 ? $wait($millis() + ms) : 0)";
     let derivations: Vec<Value> = (0..3).map(|i| json!({ "path": format!("$.w{i}"), "expr": wait })).collect();
     let spec = json!({ "id": "slow", "schema": {}, "derivations": derivations });
     call(&s, "create_model", json!({ "spec": spec })).unwrap();

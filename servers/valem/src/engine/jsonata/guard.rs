@@ -23,7 +23,8 @@ const ARG: &str = "__valem_arg";
 
 /// Each guarded function, the fewest arguments it takes, and whether the context then fills
 /// the first one (the `-` of its signature).
-const GUARDED: &[(&str, usize, bool)] = &[("pad", 2, true), ("replace", 3, true), ("join", 1, false), ("split", 2, true)];
+const GUARDED: &[(&str, usize, bool)] =
+    &[("pad", 2, true), ("replace", 3, true), ("join", 1, false), ("split", 2, true)];
 
 /// Bytes counted per piece of a `$split` result: the string and its place in the array.
 const PIECE_BYTES: usize = 48;
@@ -136,7 +137,8 @@ fn result_bound(name: &str, args: &[&JValue]) -> f64 {
         },
         "join" => match args.first() {
             Some(JValue::Array(items)) => {
-                let text: f64 = items.iter().map(|i| if let JValue::String(s) = i { s.len() as f64 } else { 0.0 }).sum();
+                let text: f64 =
+                    items.iter().map(|i| if let JValue::String(s) = i { s.len() as f64 } else { 0.0 }).sum();
                 text + items.len() as f64 * len(1).unwrap_or(0.0)
             }
             _ => 0.0,

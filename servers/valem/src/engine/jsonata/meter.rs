@@ -79,7 +79,8 @@ pub fn measure<T>(limit: usize, token: &CancelToken, run: impl FnOnce() -> T) ->
         }
     }
     let outer = TOKEN.replace(token);
-    let outer_state = (HELD.replace(0), LIMIT.replace(isize::try_from(limit).unwrap_or(isize::MAX)), TRIPPED.replace(false));
+    let outer_state =
+        (HELD.replace(0), LIMIT.replace(isize::try_from(limit).unwrap_or(isize::MAX)), TRIPPED.replace(false));
     let reset = Reset(outer);
     let out = run();
     let tripped = TRIPPED.get();

@@ -357,7 +357,11 @@ mod tests {
     use serde_json::json;
 
     fn eval(src: &str, input: Value) -> Result<Option<Value>, EvalError> {
-        Env::new(&json!({ "rate": 2 }), None, &Budget::default()).unwrap().eval(&Expr::compile(src).unwrap(), &input, &[])
+        Env::new(&json!({ "rate": 2 }), None, &Budget::default()).unwrap().eval(
+            &Expr::compile(src).unwrap(),
+            &input,
+            &[],
+        )
     }
 
     #[test]

@@ -35,19 +35,20 @@ pub struct CaseFailure {
     pub message: String,
 }
 
-/// Runs each case, each cycle within `budget`; a case after a cancellation is not run.
-pub fn run(compiled: &Arc<Compiled>, cases: &[TestCase], budget: &Budget) -> TestReport {
-    let results: Vec<CaseResult> = cases
-        .iter()
-        .enumerate()
-        .take_while(|_| !(budget.cancelled)())
-        .map(|(i, case)| run_case(compiled, i, case, budget))
-        .collect();
-    let passed = results.iter().filter(|r| r.passed).count();
-    TestReport { total: results.len(), passed, failed: results.len() - passed, results }
+impl TestReport {
+    pub fn of(results: Vec<CaseResult>) -> TestReport {
+        let passed = results.iter().filter(|r| r.passed).count();
+        TestReport { total: results.len(), passed, failed: results.len() - passed, results }
+    }
 }
 
-fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase, budget: &Budget) -> CaseResult {
+/// Runs each case, each cycle within `budget`.
+pub fn run(compiled: &Arc<Compiled>, cases: &[TestCase], budget: &Budget) -> TestReport {
+    TestReport::of(cases.iter().enumerate().map(|(i, case)| run_case(compiled, i, case, budget)).collect())
+}
+
+/// Case `index`: create, mutate `given`, compare `expect`.
+pub fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase, budget: &Budget) -> CaseResult {
     let description = case.description.clone().unwrap_or_else(|| format!("case {index}"));
     let failures = match Model::from_compiled(Arc::clone(compiled), budget, &admit_any) {
         Err(e) => vec![whole_case_failure("the model could not be created", &e)],

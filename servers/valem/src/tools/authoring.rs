@@ -10,6 +10,7 @@ use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
 use super::registry::Models;
+use crate::engine::compiled::Compiled;
 use crate::engine::findings::Finding;
 use crate::engine::model::{self, Model, admit_any};
 use crate::engine::spec::TestCase;
@@ -34,15 +35,11 @@ pub struct Validation {
 #[operation(title = "Validate spec", read_only, idempotent, rest = "POST /authoring/validate", body = "spec")]
 pub async fn validate_spec(cx: &Cx<Models>, args: SpecArgs) -> Result<Validation, ModelError> {
     super::shallow([&args.spec])?;
-    Models::evaluate(cx, move |budget| validate(&args.spec, budget)).await
-}
-
-fn validate(spec: &Value, budget: &crate::engine::budget::Budget) -> Validation {
-    let findings = match model::compile(spec) {
+    let findings = match Models::evaluate(cx, move |_| model::compile(&args.spec)).await? {
         Err(f) => f,
         Ok((compiled, mut warnings)) => {
             let compiled = Arc::new(compiled);
-            let report = testing::run(&compiled, &compiled.spec.tests, budget);
+            let report = run_tests(cx, &compiled, compiled.spec.tests.clone()).await?;
             for (i, r) in report.results.iter().enumerate().filter(|(_, r)| !r.passed) {
                 let why: Vec<&str> = r.failures.iter().map(|f| f.message.as_str()).collect();
                 warnings.warning(format!("tests[{i}]"), format!("{:?} fails: {}", r.description, why.join("; ")));
@@ -50,7 +47,18 @@ fn validate(spec: &Value, budget: &crate::engine::budget::Budget) -> Validation 
             warnings
         }
     };
-    Validation { valid: !findings.has_errors(), errors: findings.errors, warnings: findings.warnings }
+    Ok(Validation { valid: !findings.has_errors(), errors: findings.errors, warnings: findings.warnings })
+}
+
+/// Runs each case as a turn of its own on the evaluation pool, so that a spec of many slow
+/// tests lets other calls through between its cases.
+async fn run_tests(cx: &Cx<Models>, compiled: &Arc<Compiled>, cases: Vec<TestCase>) -> Result<TestReport, ModelError> {
+    let mut results = Vec::with_capacity(cases.len());
+    for (i, case) in cases.into_iter().enumerate() {
+        let compiled = Arc::clone(compiled);
+        results.push(Models::evaluate(cx, move |budget| testing::run_case(&compiled, i, &case, budget)).await?);
+    }
+    Ok(TestReport::of(results))
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -67,7 +75,8 @@ pub struct TestSpecArgs {
 #[operation(title = "Test spec", read_only, idempotent, rest = "POST /authoring/test")]
 pub async fn test_spec(cx: &Cx<Models>, args: TestSpecArgs) -> Result<TestReport, ModelError> {
     super::shallow(std::iter::once(&args.spec).chain(args.tests.iter().flatten()))?;
-    let (compiled, _) = model::compile(&args.spec).map_err(ModelError::InvalidSpec)?;
+    let spec = args.spec;
+    let (compiled, _) = Models::evaluate(cx, move |_| model::compile(&spec)).await?.map_err(ModelError::InvalidSpec)?;
     let cases: Vec<TestCase> = match args.tests {
         None => compiled.spec.tests.clone(),
         Some(raw) => raw
@@ -76,7 +85,7 @@ pub async fn test_spec(cx: &Cx<Models>, args: TestSpecArgs) -> Result<TestReport
             .map(|(i, v)| serde_json::from_value(v).map_err(|e| ModelError::Invalid(format!("tests[{i}]: {e}"))))
             .collect::<Result<_, _>>()?,
     };
-    Models::evaluate(cx, move |budget| testing::run(&Arc::new(compiled), &cases, budget)).await
+    run_tests(cx, &Arc::new(compiled), cases).await
 }
 
 #[derive(Deserialize, JsonSchema)]

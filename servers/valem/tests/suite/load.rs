@@ -91,3 +91,26 @@ fn work_on_one_model_never_waits_for_another() {
         assert_eq!(slow["success"], true);
     });
 }
+
+#[test]
+fn a_spec_of_many_slow_tests_lets_other_calls_through() {
+    // One evaluation thread: the other call gets it between two of the spec's cases.
+    let limits = Limits { cycle_timeout_ms: 120_000, eval_threads: 1, ..Limits::default() };
+    let server = valem::server_with(limits).unwrap();
+    runtime().block_on(async {
+        let cases: Vec<Value> =
+            (0..6).map(|_| json!({ "given": { "$.ms": 500 }, "expect": { "$.waited": 500 } })).collect();
+        let tests = {
+            let server = server.clone();
+            tokio::spawn(
+                async move { server.call("test_spec", json!({ "spec": busy::spec("t"), "tests": cases })).await },
+            )
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let answer = server.call("eval_expression", json!({ "expr": "1 + 1" })).await.unwrap();
+        assert_eq!(answer["result"], 2);
+        assert!(!tests.is_finished(), "the evaluation waited for every case");
+        let report = tests.await.unwrap().unwrap();
+        assert_eq!(report["passed"], 6, "{report}");
+    });
+}

@@ -12,7 +12,7 @@ struct Client(mcp_client::Client);
 
 impl Client {
     fn start() -> Client {
-        Client(mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).expect("valem starts"))
+        Client(mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).expect("valem starts"))
     }
 
     fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {

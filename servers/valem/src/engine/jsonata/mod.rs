@@ -10,17 +10,17 @@
 mod convert;
 mod functions;
 mod guard;
+mod interrupt;
 mod meter;
 mod reads;
 mod walk;
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use jsonata_core::ast::AstNode;
-use jsonata_core::evaluator::{CancelToken, Context, Evaluator, EvaluatorOptions};
+use jsonata_core::evaluator::{Context, Evaluator, EvaluatorOptions};
 use jsonata_core::parser;
 use jsonata_core::value::JValue;
 use serde_json::Value;
@@ -28,6 +28,7 @@ use serde_json::Value;
 use crate::engine::budget::{Budget, Stopped};
 use crate::engine::limits::MAX_DEPTH;
 
+pub use interrupt::Interrupt;
 pub use meter::Metered;
 pub use reads::{ReadSeg, Reads};
 
@@ -125,53 +126,6 @@ impl Library {
             compiled.push(ast);
         }
         Ok(Library { layers: compiled, exports })
-    }
-}
-
-/// Stops the evaluations of one computation from another thread: the one running now at its
-/// next step, and every later one at once.
-#[derive(Clone, Default)]
-pub struct Interrupt(Arc<Mutex<Interruption>>);
-
-#[derive(Default)]
-struct Interruption {
-    interrupted: bool,
-    /// The token of the evaluation running now.
-    current: Option<CancelToken>,
-}
-
-impl Interrupt {
-    pub fn interrupt(&self) {
-        let mut state = self.lock();
-        state.interrupted = true;
-        if let Some(token) = &state.current {
-            token.cancel();
-        }
-    }
-
-    pub fn is_interrupted(&self) -> bool {
-        self.lock().interrupted
-    }
-
-    /// A token for the next evaluation, or `None` once interrupted.
-    fn next_token(&self) -> Option<CancelToken> {
-        let mut state = self.lock();
-        if state.interrupted {
-            return None;
-        }
-        let token = CancelToken::new();
-        state.current = Some(token.clone());
-        Some(token)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Interruption> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl fmt::Debug for Interrupt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Interrupt").field("interrupted", &self.is_interrupted()).finish()
     }
 }
 

@@ -33,7 +33,7 @@ fn main() {
     });
     println!("mutate car-loan-calculator, in process:  {}", timing::show(in_process));
 
-    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).expect("valem starts");
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).expect("valem starts");
     for (tool, args) in [
         ("create_model", json!({ "spec": spec })),
         ("mutate", json!({ "id": "car-loan-calculator", "mutations": given })),

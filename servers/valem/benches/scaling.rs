@@ -8,7 +8,8 @@ mod timing;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use valem::engine::model::Model;
+use valem::engine::budget::Budget;
+use valem::engine::model::{Model, admit_any};
 
 const RUNS: usize = 2_000;
 
@@ -21,14 +22,15 @@ fn spec(n: usize) -> Value {
 
 /// The mean cost of writing `in0` in a model of `n` derivations, every input filled.
 fn one_field_mutation(n: usize) -> Duration {
-    let mut model = Model::create(&spec(n)).expect("the generated spec compiles");
+    let budget = Budget::default();
+    let mut model = Model::create(&spec(n), &budget, &admit_any).expect("the generated spec compiles");
     let all: Map<String, Value> = (0..n).map(|i| (format!("$.in{i}"), json!(i))).collect();
-    model.mutate(&all).expect("every input written");
+    model.mutate(&all, &budget, &admit_any).expect("every input written");
     let writes: [Map<String, Value>; 2] = [0, 1].map(|v| Map::from_iter([("$.in0".to_owned(), json!(v))]));
     let mut k = 0;
     timing::mean_of(RUNS, || {
         k += 1;
-        let _ = model.mutate(&writes[k % 2]);
+        let _ = model.mutate(&writes[k % 2], &budget, &admit_any);
     })
 }
 

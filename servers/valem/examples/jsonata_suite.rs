@@ -11,6 +11,10 @@ mod mcp_client;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The suite's heavy cases build ranges of 10,000,000 items, JSONata's own limit: valem's
+/// sequence and memory limits are raised to let them.
+const SUITE_LIMITS: &[&str] = &["--max-sequence", "10000000", "--max-eval-bytes", "2147483648"];
+
 const USAGE: &str = "usage: jsonata_suite --valem PATH --suite DIR [--failures]";
 
 fn main() -> ExitCode {
@@ -36,7 +40,8 @@ fn run() -> Result<(), String> {
     }
     let (Some(valem), Some(suite)) = (valem, suite) else { return Err(USAGE.into()) };
     let cases = jsonata_suite::load(&suite)?;
-    let mut client = mcp_client::Client::start(&valem).map_err(|e| format!("{}: {e}", valem.display()))?;
+    let mut client =
+        mcp_client::Client::start(&valem, SUITE_LIMITS).map_err(|e| format!("{}: {e}", valem.display()))?;
     let mut tally = jsonata_suite::Tally::default();
     for case in &cases {
         let outcome =

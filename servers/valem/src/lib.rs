@@ -3,8 +3,13 @@
 //! that recomputes what the write affects. Served as MCP tools (and REST routes).
 
 pub mod engine;
+pub mod options;
 pub mod resources;
 mod server;
 pub mod tools;
 
-pub use server::server;
+pub use server::{server, server_with};
+
+/// Counts what each evaluation allocates, so that its memory budget holds (see `engine/jsonata/meter.rs`).
+#[global_allocator]
+static ALLOCATOR: engine::jsonata::Metered = engine::jsonata::Metered;

@@ -1,5 +1,9 @@
 //! `valem mcp` serves the model tools over stdio; `valem call TOOL 'JSON'` runs one in process.
+//! valem's own options (`--max-models`, `--cycle-timeout-ms`, ...) bound what one process holds
+//! and spends.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main(valem::server)
+    tooltable_transports::cli::main_with(|limits: valem::options::Limits| {
+        valem::server_with(limits).map_err(Into::into)
+    })
 }

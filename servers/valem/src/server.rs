@@ -2,8 +2,11 @@
 //! each model, the ModelSpec schema, the guides and the bundled examples.
 
 use serde_json::Value;
-use tooltable::{ErrorKind, Failure, Resource, ResourceContents, ResourceTemplate, Server, TableError, table};
+use tooltable::{
+    ErrorKind, Failure, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, table,
+};
 
+use crate::options::Limits;
 use crate::resources;
 use crate::tools::registry::Models;
 use crate::tools::{authoring, evaluate, guidance, models, reading, spec_schema, writing};
@@ -15,8 +18,13 @@ drive it with mutate ({\"$.path\": value}); every write recomputes what it affec
 get_state (narrow it with paths and depth), get_field and explain. Addresses are canonical JSON \
 Path ($.a.b, $.items[0].x).";
 
+/// The server with the default limits.
 pub fn server() -> Result<Server<Models>, TableError> {
-    let mut builder = Server::builder(Models::default())
+    server_with(Limits::default())
+}
+
+pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
+    let mut builder = Server::builder(Models::new(limits))
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .operations(table![
@@ -52,9 +60,9 @@ pub fn server() -> Result<Server<Models>, TableError> {
                 .mime_type("application/json"),
             |cx, req| async move {
                 let id = req.params.get("modelId").cloned().unwrap_or_default();
-                let state: Option<Value> = cx.lock().get(&id).map(|m| m.merged());
-                let state =
-                    state.ok_or_else(|| Failure::new(ErrorKind::NotFound, format!("there is no model {id:?}")))?;
+                let state: Value = Models::compute(&cx, &id, |m, budget| Ok(m.merged(budget)))
+                    .await
+                    .map_err(|e| Failure::new(e.kind(), e.message()))?;
                 Ok(vec![ResourceContents::text(req.uri, "application/json", state.to_string())])
             },
         )

@@ -4,10 +4,12 @@
 
 use serde_json::{Map, Value, json};
 
+use super::budget::{Budget, Stopped};
 use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode, Payload};
 use super::index::RootIndex;
 use super::jsonata::{Env, is_truthy};
 use super::limits;
+use super::model::TRACE_CAPACITY;
 use super::path::{Path, Seg};
 use super::schema::{self, Violation};
 use super::spec::Policy;
@@ -21,21 +23,46 @@ pub enum CycleError {
     Constraint(Vec<ConstraintFailure>),
     TooLarge(String),
     Library(String),
+    /// Time ran out or the caller cancelled: the cycle is undone.
+    Stopped(Stopped),
 }
 
 /// Statuses under which an effect is already on its way and is not emitted again.
 const BUSY_STATUSES: &[&str] = &["pending", "in-flight", "in_flight", "running"];
 
-/// Runs one cycle. `creation`: every container is new and every node is dirty.
+/// Runs one cycle within `budget`. `creation`: every container is new and every node is dirty.
 pub fn run(
     c: &Compiled,
     state: &mut State,
     writes: Vec<(Path, Value)>,
     creation: bool,
+    budget: &Budget,
 ) -> Result<CycleOutcome, CycleError> {
     check_writes(c, state, &writes)?;
-    let env = Env::new(&c.spec.constants, c.library.as_ref()).map_err(|e| CycleError::Library(e.0))?;
-    let mut run = Cycle { state, env: &env, out: CycleOutcome::default(), changed: Vec::new(), creation };
+    let env = Env::new(&c.spec.constants, c.library.as_ref(), budget).map_err(|e| CycleError::Library(e.0))?;
+    if let Some(why) = env.stopped() {
+        return Err(CycleError::Stopped(why));
+    }
+    let out = cascade(c, state, writes, creation, &env);
+    // A cycle that had to stop is refused whatever it found on the way.
+    if let Some(why) = env.stopped() {
+        return Err(CycleError::Stopped(why));
+    }
+    let mut out = out?;
+    let older = out.traces.len().saturating_sub(TRACE_CAPACITY);
+    out.traces.drain(..older);
+    Ok(out)
+}
+
+/// Steps 2 to 8; a step stops early once the environment says the cycle must stop.
+fn cascade(
+    c: &Compiled,
+    state: &mut State,
+    writes: Vec<(Path, Value)>,
+    creation: bool,
+    env: &Env,
+) -> Result<CycleOutcome, CycleError> {
+    let mut run = Cycle { state, env, out: CycleOutcome::default(), changed: Vec::new(), creation };
 
     let before: Vec<Vec<Path>> = c.defaults.iter().map(|d| containers(&d.path, &run.state.doc)).collect();
     for (path, value) in writes {
@@ -57,6 +84,9 @@ pub fn run(
         c.graph.downstream(seeds.collect::<Vec<_>>())
     };
     for i in dirty {
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         let d = &c.derivations[i];
         if !d.lazy {
             run.derive(d);
@@ -64,12 +94,18 @@ pub fn run(
     }
     for i in run.candidates(&c.meta_index, c.metas.len()) {
         let m = &c.metas[i];
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         if run.creation || run.touched(&m.bound.reads) {
             run.meta(m);
         }
     }
     for i in run.candidates(&c.constraint_index, c.constraints.len()) {
         let k = &c.constraints[i];
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         if run.creation || run.touched(&k.bound.reads) {
             run.constraint(k);
         }
@@ -81,6 +117,9 @@ pub fn run(
     }
     for i in run.candidates(&c.effect_index, c.effects.len()) {
         let e = &c.effects[i];
+        if env.stopped().is_some() {
+            return Ok(run.out);
+        }
         let reads_dedupe = e.dedupe_key.as_ref().is_some_and(|k| run.touched(&k.reads));
         if run.creation || run.touched(&e.trigger.reads) || reads_dedupe {
             run.effect(e);
@@ -154,6 +193,10 @@ impl Cycle<'_> {
 
     fn trace(&mut self, target: &Path, bound: &Bound, result: &Result<Option<Value>, String>, passed: Option<bool>) {
         let (value, error) = match result {
+            // 500 traces of a large value each would outweigh the model: a large one is named.
+            Ok(Some(v)) if limits::size_exceeds(v, limits::MAX_TRACE_VALUE_BYTES) => {
+                (json!(format!("<more than {} bytes>", limits::MAX_TRACE_VALUE_BYTES)), None)
+            }
             Ok(Some(v)) => (v.clone(), None),
             Ok(None) => (Value::Null, Some("the expression gave no value (undefined)".to_owned())),
             Err(e) => (Value::Null, Some(e.clone())),
@@ -166,6 +209,11 @@ impl Cycle<'_> {
             constraint_passed: passed,
             error_message: error,
         });
+        // Only the newest traces are kept (see `TRACE_CAPACITY`); a cycle over many elements
+        // drops the older ones as it goes.
+        if self.out.traces.len() >= 2 * TRACE_CAPACITY {
+            self.out.traces.drain(..TRACE_CAPACITY);
+        }
     }
 
     /// Step 3: deep-fills what a `defaultValues` expression returns into each new container.
@@ -215,6 +263,9 @@ impl Cycle<'_> {
             vec![(d.path.clone(), parent_pattern)]
         };
         for (target, parent) in targets {
+            if self.env.stopped().is_some() {
+                return;
+            }
             let result = self.eval(&d.bound, None, &parent);
             let value = result.clone().ok().flatten().unwrap_or(Value::Null);
             let stored = self.state.derive(&target, value);

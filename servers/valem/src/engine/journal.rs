@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::limits::size_up_to;
 use super::path::{Path, Seg};
 use super::state::EffectMemory;
 
@@ -80,6 +81,28 @@ pub struct Journal(pub Vec<Change>);
 impl Journal {
     pub fn push(&mut self, change: Change) {
         self.0.push(change);
+    }
+
+    /// About how many bytes of JSON the journal keeps (values as compact JSON, each change at
+    /// least a few bytes); past `cap` the count stops and says `cap + 1`.
+    pub fn bytes(&self, cap: usize) -> usize {
+        const CHANGE: usize = 16;
+        let mut total = 0usize;
+        for change in &self.0 {
+            let left = cap.saturating_sub(total);
+            total += CHANGE
+                + match change {
+                    Change::Base(Slot::Was(_, v)) | Change::Doc(Slot::Was(_, v)) | Change::Derived(_, Some((_, v))) => {
+                        size_up_to(v, left)
+                    }
+                    Change::Meta(_, Some((_, m))) => m.values().map(|v| size_up_to(v, left)).sum(),
+                    _ => 0,
+                };
+            if total > cap {
+                return cap.saturating_add(1);
+            }
+        }
+        total
     }
 }
 

@@ -8,6 +8,9 @@ pub const MAX_DEPTH: usize = 256;
 /// The largest value one mutation may write, in bytes of compact JSON.
 pub const MAX_VALUE_BYTES: usize = 1024 * 1024;
 
+/// The largest result a trace keeps; a larger one is replaced by a note of its size.
+pub const MAX_TRACE_VALUE_BYTES: usize = 16 * 1024;
+
 /// How deep `v` nests, counted without recursion so that any input can be measured.
 pub fn depth(v: &Value) -> usize {
     let mut max = 0;
@@ -23,8 +26,9 @@ pub fn depth(v: &Value) -> usize {
     max
 }
 
-/// The size of `v` as compact JSON, counted without recursion and stopping early past `cap`.
-pub fn size_exceeds(v: &Value, cap: usize) -> bool {
+/// The size of `v` as compact JSON, counted without recursion; past `cap` the count stops and
+/// says `cap + 1`.
+pub fn size_up_to(v: &Value, cap: usize) -> usize {
     let mut total = 0usize;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
@@ -43,10 +47,15 @@ pub fn size_exceeds(v: &Value, cap: usize) -> bool {
             }
         };
         if total > cap {
-            return true;
+            return cap.saturating_add(1);
         }
     }
-    false
+    total
+}
+
+/// Whether `v` is larger than `cap` bytes of compact JSON.
+pub fn size_exceeds(v: &Value, cap: usize) -> bool {
+    size_up_to(v, cap) > cap
 }
 
 /// Why a value is refused: too deep or too large; `None` when it is within bounds.

@@ -1,5 +1,6 @@
 //! The reactive model engine: specs, expressions, the dependency graph and the cycle.
 
+pub mod budget;
 pub mod compiled;
 pub mod cycle;
 pub mod findings;

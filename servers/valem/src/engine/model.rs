@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::budget::Budget;
 use super::compiled::{self, Compiled};
 use super::cycle::{self, CycleError};
 use super::findings::Findings;
@@ -50,6 +51,9 @@ pub struct HistoryEntry {
     /// by undoing the newer cycles from the live state.
     #[serde(skip)]
     pub undo: Arc<Journal>,
+    /// What the entry keeps, in bytes of JSON: its journal, mutations and effects.
+    #[serde(skip)]
+    bytes: usize,
     #[serde(skip)]
     pub at: DateTime<Utc>,
 }
@@ -60,6 +64,17 @@ pub enum ModelFailure {
     InvalidSpec(Findings),
     Cycle(CycleError),
     BadPath(String),
+    /// The document would be larger than a model, or the models together, may hold.
+    StateTooLarge(String),
+}
+
+/// Whether a document of this many bytes may be stored; `Err` says why not. Asked before a
+/// cycle is committed, so that the server can hold all its models to one total.
+pub type Admit<'a> = &'a dyn Fn(usize) -> Result<(), String>;
+
+/// Admits any document a model may hold.
+pub fn admit_any(_: usize) -> Result<(), String> {
+    Ok(())
 }
 
 #[derive(Debug)]
@@ -69,6 +84,10 @@ pub struct Model {
     pub history: Ring<HistoryEntry>,
     pub traces: Ring<Trace>,
     next_sequence: u64,
+    /// The size of the document, as last committed.
+    bytes: usize,
+    /// The bytes the history entries keep; the oldest go once it passes a document's worth.
+    history_bytes: usize,
 }
 
 /// Reads and compiles a spec; `Ok` carries the warnings.
@@ -83,24 +102,27 @@ pub fn compile(raw: &Value) -> Result<(Compiled, Findings), Findings> {
 
 impl Model {
     /// Compiles the spec, seeds the document, and runs the creation cycle.
-    pub fn create(raw: &Value) -> Result<Model, ModelFailure> {
+    pub fn create(raw: &Value, budget: &Budget, admit: Admit) -> Result<Model, ModelFailure> {
         let (compiled, _warnings) = compile(raw).map_err(ModelFailure::InvalidSpec)?;
-        Model::from_compiled(Arc::new(compiled))
+        Model::from_compiled(Arc::new(compiled), budget, admit)
     }
 
-    pub fn from_compiled(compiled: Arc<Compiled>) -> Result<Model, ModelFailure> {
+    pub fn from_compiled(compiled: Arc<Compiled>, budget: &Budget, admit: Admit) -> Result<Model, ModelFailure> {
         let mut state = State::new(schema::seed(&compiled.spec.schema));
-        let outcome = cycle::run(&compiled, &mut state, Vec::new(), true).map_err(ModelFailure::Cycle)?;
+        let outcome = cycle::run(&compiled, &mut state, Vec::new(), true, budget).map_err(ModelFailure::Cycle)?;
         // No state before creation is ever rebuilt, so creation keeps no journal.
         state.take_journal();
+        let bytes = measure(&state, budget, admit)?;
         let mut model = Model {
             compiled,
             state,
             history: Ring::new(HISTORY_CAPACITY),
             traces: Ring::new(TRACE_CAPACITY),
             next_sequence: 0,
+            bytes,
+            history_bytes: 0,
         };
-        model.commit("create", Map::new(), &outcome, Journal::default());
+        model.commit("create", Map::new(), &outcome, Journal::default(), budget);
         Ok(model)
     }
 
@@ -120,33 +142,57 @@ impl Model {
         }
     }
 
-    /// Runs one cycle on `mutations` (`{"$.path": value}`); on failure nothing changes.
-    pub fn mutate(&mut self, mutations: &Map<String, Value>) -> Result<CycleOutcome, ModelFailure> {
+    /// The size of the document, in bytes of compact JSON, as last committed.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Runs one cycle on `mutations` (`{"$.path": value}`) within `budget`, committed when
+    /// `admit` accepts the new document's size; on failure nothing changes.
+    pub fn mutate(
+        &mut self,
+        mutations: &Map<String, Value>,
+        budget: &Budget,
+        admit: Admit,
+    ) -> Result<CycleOutcome, ModelFailure> {
         let mut writes = Vec::with_capacity(mutations.len());
         for (address, value) in mutations {
             let path = Path::parse(address).map_err(|e| ModelFailure::BadPath(e.0))?;
             writes.push((path, value.clone()));
         }
-        let result = cycle::run(&self.compiled, &mut self.state, writes, false);
+        let result = cycle::run(&self.compiled, &mut self.state, writes, false, budget)
+            .map_err(ModelFailure::Cycle)
+            .and_then(|outcome| Ok((outcome, measure(&self.state, budget, admit)?)));
         let journal = self.state.take_journal();
         match result {
-            Ok(outcome) => {
-                self.commit("mutate", mutations.clone(), &outcome, journal);
+            Ok((outcome, bytes)) => {
+                self.bytes = bytes;
+                self.commit("mutate", mutations.clone(), &outcome, journal, budget);
                 Ok(outcome)
             }
             Err(e) => {
                 self.state.undo(journal);
-                Err(ModelFailure::Cycle(e))
+                Err(e)
             }
         }
     }
 
-    fn commit(&mut self, source: &str, mutations: Map<String, Value>, outcome: &CycleOutcome, undo: Journal) {
+    fn commit(
+        &mut self,
+        source: &str,
+        mutations: Map<String, Value>,
+        outcome: &CycleOutcome,
+        undo: Journal,
+        budget: &Budget,
+    ) {
         for t in &outcome.traces {
             self.traces.push(t.clone());
         }
         let at = Utc::now();
-        self.history.push(HistoryEntry {
+        let cap = budget.model_bytes;
+        let kept = [Value::Object(mutations.clone()), Value::Array(outcome.dispatched_effects.clone())];
+        let bytes = undo.bytes(cap) + kept.iter().map(|v| super::limits::size_up_to(v, cap)).sum::<usize>();
+        let dropped = self.history.push(HistoryEntry {
             sequence: self.next_sequence,
             timestamp: at.to_rfc3339_opts(SecondsFormat::Millis, true),
             source: source.to_owned(),
@@ -155,24 +201,38 @@ impl Model {
             flagged_constraints: outcome.flagged.clone(),
             dispatched_effects: outcome.dispatched_effects.clone(),
             undo: Arc::new(undo),
+            bytes,
             at,
         });
+        self.history_bytes += bytes;
+        self.history_bytes -= dropped.map_or(0, |gone| gone.bytes);
+        // The newest entry always stays.
+        while self.history_bytes > cap && self.history.iter().nth(1).is_some() {
+            self.history_bytes -= self.history.pop_oldest().map_or(0, |gone| gone.bytes);
+        }
         self.next_sequence += 1;
     }
 
-    /// The merged document, lazy derivations computed now.
-    pub fn merged(&self) -> Value {
-        self.with_lazy(self.state.merged())
+    /// The merged document, lazy derivations computed now within `budget`.
+    pub fn merged(&self, budget: &Budget) -> Value {
+        self.with_lazy(self.state.merged(), budget)
+    }
+
+    /// Whether reading the state evaluates expressions (lazy derivations).
+    pub fn has_lazy(&self) -> bool {
+        self.compiled.derivations.iter().any(|d| d.lazy)
     }
 
     /// `merged`, the lazy derivations computed on it.
-    fn with_lazy(&self, mut out: Value) -> Value {
+    fn with_lazy(&self, mut out: Value, budget: &Budget) -> Value {
         let lazy: Vec<usize> =
             self.compiled.graph.order().iter().copied().filter(|&i| self.compiled.derivations[i].lazy).collect();
         if lazy.is_empty() {
             return out;
         }
-        let Ok(env) = Env::new(&self.compiled.spec.constants, self.compiled.library.as_ref()) else { return out };
+        let Ok(env) = Env::new(&self.compiled.spec.constants, self.compiled.library.as_ref(), budget) else {
+            return out;
+        };
         for i in lazy {
             let d = &self.compiled.derivations[i];
             let targets = if d.path.has_wildcard() { d.path.expand(&out) } else { vec![d.path.clone()] };
@@ -194,19 +254,19 @@ impl Model {
 
     /// The merged state as the newest history entry at or before `at` left it: the live state
     /// with every newer cycle undone, newest first.
-    pub fn merged_at(&self, at: DateTime<Utc>) -> Option<Value> {
+    pub fn merged_at(&self, at: DateTime<Utc>, budget: &Budget) -> Option<Value> {
         let newer = self.history.iter().rev().take_while(|h| h.at > at).count();
         if newer == self.history.iter().count() {
             return None;
         }
         if newer == 0 {
-            return Some(self.merged());
+            return Some(self.merged(budget));
         }
         let mut state = self.state.clone();
         for entry in self.history.iter().rev().take(newer) {
             state.undo(Journal::clone(&entry.undo));
         }
-        Some(self.with_lazy(state.merged()))
+        Some(self.with_lazy(state.merged(), budget))
     }
 }
 
@@ -227,9 +287,23 @@ impl ModelFailure {
                 let all: Vec<String> = v.iter().map(|v| format!("{}: {}", v.constraint_id, v.message)).collect();
                 format!("constraint violation: {}", all.join("; "))
             }
-            ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m)) | ModelFailure::BadPath(m) => {
-                m.clone()
-            }
+            ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m))
+            | ModelFailure::BadPath(m)
+            | ModelFailure::StateTooLarge(m) => m.clone(),
+            ModelFailure::Cycle(CycleError::Stopped(why)) => why.to_string(),
         }
     }
+}
+
+/// The document's size, when a model may hold it and `admit` accepts it.
+fn measure(state: &State, budget: &Budget, admit: Admit) -> Result<usize, ModelFailure> {
+    let bytes = super::limits::size_up_to(&state.doc, budget.model_bytes);
+    if bytes > budget.model_bytes {
+        return Err(ModelFailure::StateTooLarge(format!(
+            "the model's document would be larger than {} bytes, more than one model may hold (--max-model-bytes)",
+            budget.model_bytes
+        )));
+    }
+    admit(bytes).map_err(ModelFailure::StateTooLarge)?;
+    Ok(bytes)
 }

@@ -13,11 +13,16 @@ impl<T> Ring<T> {
         Ring { items: VecDeque::with_capacity(capacity.min(64)), capacity }
     }
 
-    pub fn push(&mut self, item: T) {
-        if self.items.len() == self.capacity {
-            self.items.pop_front();
-        }
+    /// Appends `item`; gives back the oldest entry when it made room.
+    pub fn push(&mut self, item: T) -> Option<T> {
+        let dropped = if self.items.len() == self.capacity { self.items.pop_front() } else { None };
         self.items.push_back(item);
+        dropped
+    }
+
+    /// Removes and gives back the oldest entry.
+    pub fn pop_oldest(&mut self) -> Option<T> {
+        self.items.pop_front()
     }
 
     /// Oldest first.
@@ -31,7 +36,8 @@ mod tests {
     #[test]
     fn keeps_the_newest() {
         let mut r = super::Ring::new(3);
-        (0..5).for_each(|i| r.push(i));
+        let dropped: Vec<Option<i32>> = (0..5).map(|i| r.push(i)).collect();
+        assert_eq!(dropped, [None, None, None, Some(0), Some(1)]);
         assert_eq!(r.iter().copied().collect::<Vec<_>>(), [2, 3, 4]);
     }
 }

@@ -6,8 +6,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::budget::Budget;
 use super::compiled::Compiled;
-use super::model::{Model, ModelFailure};
+use super::model::{Model, ModelFailure, admit_any};
 use super::path::Path;
 use super::spec::TestCase;
 
@@ -34,19 +35,26 @@ pub struct CaseFailure {
     pub message: String,
 }
 
-pub fn run(compiled: &Arc<Compiled>, cases: &[TestCase]) -> TestReport {
-    let results: Vec<CaseResult> = cases.iter().enumerate().map(|(i, case)| run_case(compiled, i, case)).collect();
-    let passed = results.iter().filter(|r| r.passed).count();
-    TestReport { total: results.len(), passed, failed: results.len() - passed, results }
+impl TestReport {
+    pub fn of(results: Vec<CaseResult>) -> TestReport {
+        let passed = results.iter().filter(|r| r.passed).count();
+        TestReport { total: results.len(), passed, failed: results.len() - passed, results }
+    }
 }
 
-fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase) -> CaseResult {
+/// Runs each case, each cycle within `budget`.
+pub fn run(compiled: &Arc<Compiled>, cases: &[TestCase], budget: &Budget) -> TestReport {
+    TestReport::of(cases.iter().enumerate().map(|(i, case)| run_case(compiled, i, case, budget)).collect())
+}
+
+/// Case `index`: create, mutate `given`, compare `expect`.
+pub fn run_case(compiled: &Arc<Compiled>, index: usize, case: &TestCase, budget: &Budget) -> CaseResult {
     let description = case.description.clone().unwrap_or_else(|| format!("case {index}"));
-    let failures = match Model::from_compiled(Arc::clone(compiled)) {
+    let failures = match Model::from_compiled(Arc::clone(compiled), budget, &admit_any) {
         Err(e) => vec![whole_case_failure("the model could not be created", &e)],
-        Ok(mut model) => match model.mutate(&case.given) {
+        Ok(mut model) => match model.mutate(&case.given, budget, &admit_any) {
             Err(e) => vec![whole_case_failure("`given` was refused", &e)],
-            Ok(_) => compare(&model, &case.expect),
+            Ok(_) => compare(&model, &case.expect, budget),
         },
     };
     CaseResult { description, passed: failures.is_empty(), failures }
@@ -61,8 +69,8 @@ fn whole_case_failure(what: &str, e: &ModelFailure) -> CaseFailure {
     }
 }
 
-fn compare(model: &Model, expect: &Map<String, Value>) -> Vec<CaseFailure> {
-    let merged = model.merged();
+fn compare(model: &Model, expect: &Map<String, Value>, budget: &Budget) -> Vec<CaseFailure> {
+    let merged = model.merged(budget);
     let mut failures = Vec::new();
     for (address, expected) in expect {
         let path = match Path::parse(address) {

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tooltable::{ErrorKind, ToolError};
 
+use crate::engine::budget::Stopped;
 use crate::engine::cycle::CycleError;
 use crate::engine::findings::Findings;
 use crate::engine::model::ModelFailure;
@@ -21,9 +22,22 @@ pub enum ModelError {
     Constraint(Vec<ConstraintFailure>),
     TooLarge(String),
     Invalid(String),
+    /// The document would pass what one model, or all of them, may hold.
+    StateTooLarge(String),
+    /// The registry holds as many models as it may.
+    TooMany(String),
+    /// The cycle ran out of time or was cancelled, and was undone.
+    Stopped(Stopped),
+    Internal(String),
 }
 
 impl ModelError {
+    /// The message a person reads, as the body's `message` (or `error`) says it.
+    pub fn message(&self) -> String {
+        let body = self.body();
+        body.get("message").or_else(|| body.get("error")).and_then(Value::as_str).unwrap_or_default().to_owned()
+    }
+
     fn body(&self) -> Value {
         match self {
             ModelError::NotFound(id) => json!({
@@ -39,6 +53,15 @@ impl ModelError {
             ModelError::Constraint(v) => json!({ "error": "Constraint violation", "violations": v }),
             ModelError::TooLarge(m) => json!({ "error": "Value too large", "message": m }),
             ModelError::Invalid(m) => json!({ "error": m }),
+            ModelError::StateTooLarge(m) => json!({ "error": "State too large", "message": m }),
+            ModelError::TooMany(m) => json!({ "error": "Too many models", "message": m }),
+            ModelError::Stopped(why @ Stopped::TimeUp(_)) => {
+                json!({ "error": "Time limit exceeded", "message": why.to_string() })
+            }
+            ModelError::Stopped(why @ Stopped::Cancelled) => {
+                json!({ "error": "Cancelled", "message": why.to_string() })
+            }
+            ModelError::Internal(m) => json!({ "error": "Internal error", "message": m }),
         }
     }
 }
@@ -53,8 +76,11 @@ impl ToolError for ModelError {
     fn kind(&self) -> ErrorKind {
         match self {
             ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,
-            ModelError::TooLarge(_) => ErrorKind::TooLarge,
-            ModelError::Constraint(_) => ErrorKind::Conflict,
+            ModelError::TooLarge(_) | ModelError::StateTooLarge(_) => ErrorKind::TooLarge,
+            // A full registry is a conflict with the server's state until a model is deleted
+            // (the error kinds have no 429).
+            ModelError::Constraint(_) | ModelError::TooMany(_) => ErrorKind::Conflict,
+            ModelError::Internal(_) => ErrorKind::Internal,
             _ => ErrorKind::InvalidInput,
         }
     }
@@ -68,7 +94,9 @@ impl From<ModelFailure> for ModelError {
             ModelFailure::Cycle(CycleError::Constraint(v)) => ModelError::Constraint(v),
             ModelFailure::Cycle(CycleError::TooLarge(m)) => ModelError::TooLarge(m),
             ModelFailure::Cycle(CycleError::Library(m)) => ModelError::Invalid(m),
+            ModelFailure::Cycle(CycleError::Stopped(why)) => ModelError::Stopped(why),
             ModelFailure::BadPath(m) => ModelError::Invalid(m),
+            ModelFailure::StateTooLarge(m) => ModelError::StateTooLarge(m),
         }
     }
 }

@@ -4,9 +4,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
-use tooltable::operation;
+use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
+use super::registry::Models;
+use crate::engine::budget::Budget;
 use crate::engine::findings::Findings;
 use crate::engine::jsonata::{Env, Expr, Library};
 use crate::engine::{limits, spec};
@@ -67,7 +69,19 @@ fn failed(kind: &str, message: impl Into<String>) -> EvalAnswer {
 /// Evaluates one JSONata expression against a sample input, as model expressions are
 /// evaluated: the value, or the exact compile or evaluation error (an answer, not a tool error).
 #[operation(title = "Evaluate expression", read_only, idempotent, rest = "POST /authoring/eval")]
-pub async fn eval_expression(args: EvalArgs) -> Result<EvalAnswer, ModelError> {
+pub async fn eval_expression(cx: &Cx<Models>, args: EvalArgs) -> Result<EvalAnswer, ModelError> {
+    // Checked here, not on the pool: its threads have small stacks, and a deep value's drop recurses.
+    let given = [&args.input, &args.data, &args.constants].into_iter().flatten();
+    for v in given.chain(args.bindings.iter().flat_map(|b| b.values())) {
+        if let Some(why) = limits::check_value(v) {
+            return Ok(failed("evaluation", why));
+        }
+    }
+    super::shallow(&args.library)?;
+    Models::evaluate(cx, move |budget| evaluate(args, budget)).await?
+}
+
+fn evaluate(args: EvalArgs, budget: &Budget) -> Result<EvalAnswer, ModelError> {
     let input = match (args.input, args.data) {
         (Some(_), Some(_)) => {
             return Err(ModelError::Invalid("give the input as `input` or as `data`, not both".into()));
@@ -80,16 +94,11 @@ pub async fn eval_expression(args: EvalArgs) -> Result<EvalAnswer, ModelError> {
     };
     let bindings = args.bindings.unwrap_or_default();
     let constants = args.constants.unwrap_or(Value::Null);
-    for v in input.iter().chain(bindings.values()).chain(std::iter::once(&constants)) {
-        if let Some(why) = limits::check_value(v) {
-            return Ok(failed("evaluation", why));
-        }
-    }
     let library = match args.library.map(|l| library(&l)).transpose() {
         Ok(l) => l,
         Err(why) => return Ok(failed("library", why)),
     };
-    let env = match Env::new(&constants, library.as_ref()) {
+    let env = match Env::new(&constants, library.as_ref(), budget) {
         Ok(env) => env,
         Err(e) => return Ok(failed("library", e.0)),
     };

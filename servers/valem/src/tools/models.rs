@@ -10,10 +10,39 @@ use super::registry::Models;
 use super::spec_schema;
 use crate::engine::model::{Model, ModelInfo};
 
-/// The ids of every model, alphabetical.
+/// The most ids one `list_models` answer carries.
+pub const LIST_PAGE: usize = 1_000;
+/// The most characters of ids one answer carries, within the result-size guard.
+const LIST_CHARS: usize = 40_000;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// The `nextCursor` of the previous answer: the ids after it.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// The most ids to return (at most 1000, the default).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// The ids of every model, alphabetical. When more models exist than one answer carries
+/// (1000 ids), the answer is `{models, nextCursor}`: pass `cursor` to read on.
 #[operation(title = "List models", read_only, idempotent, rest = "GET /models")]
-pub async fn list_models(cx: &Cx<Models>) -> Result<Vec<String>, ModelError> {
-    Ok(cx.lock().keys().cloned().collect())
+pub async fn list_models(cx: &Cx<Models>, args: ListArgs) -> Result<Value, ModelError> {
+    let limit = args.limit.unwrap_or(LIST_PAGE).clamp(1, LIST_PAGE);
+    let (mut ids, mut more) = cx.ids(args.cursor.as_deref(), limit);
+    let mut chars = 0;
+    if let Some(fit) = ids.iter().position(|id| {
+        chars += id.len() + 8;
+        chars > LIST_CHARS
+    }) {
+        ids.truncate(fit.max(1));
+        more = true;
+    }
+    Ok(match ids.last() {
+        Some(last) if more => json!({ "models": ids, "nextCursor": last }),
+        _ => json!(ids),
+    })
 }
 
 #[derive(Deserialize)]
@@ -33,9 +62,16 @@ pub struct CreateModelArgs {
     input_schema = spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", json!({}))
 )]
 pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
-    let model = Model::create(&args.spec)?;
+    super::shallow([&args.spec])?;
+    cx.room_for(0)?;
+    let models = cx.clone();
+    let model = Models::evaluate(cx, move |budget| {
+        let admit = |bytes: usize| models.room_for(bytes).map_err(|e| e.message());
+        Model::create(&args.spec, budget, &admit)
+    })
+    .await??;
     let counts = model.info("");
-    let id = cx.insert(model);
+    let id = cx.insert(model)?;
     Ok(ModelInfo { id, ..counts })
 }
 
@@ -48,13 +84,13 @@ pub struct ModelId {
 /// A model's id, version and how many derivations, meta derivations, constraints and effects it has.
 #[operation(title = "Get model info", read_only, idempotent, rest = "GET /models/{id}")]
 pub async fn get_model_info(cx: &Cx<Models>, args: ModelId) -> Result<ModelInfo, ModelError> {
-    cx.with(&args.id, |m| Ok(m.info(&args.id)))
+    cx.read(&args.id, |m| Ok(m.info(&args.id))).await
 }
 
 /// The model's ModelSpec, exactly as it was given.
 #[operation(title = "Get spec", read_only, idempotent, rest = "GET /models/{id}/spec")]
 pub async fn get_spec(cx: &Cx<Models>, args: ModelId) -> Result<Value, ModelError> {
-    cx.with(&args.id, |m| Ok(m.compiled.spec.raw.clone()))
+    cx.read(&args.id, |m| Ok(m.compiled.spec.raw.clone())).await
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -65,8 +101,6 @@ pub struct Deleted {
 /// Deletes a model and its history.
 #[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}")]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
-    match cx.lock().remove(&args.id) {
-        Some(_) => Ok(Deleted { deleted: args.id }),
-        None => Err(ModelError::NotFound(args.id)),
-    }
+    cx.remove(&args.id)?;
+    Ok(Deleted { deleted: args.id })
 }

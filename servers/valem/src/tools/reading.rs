@@ -46,12 +46,14 @@ pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, Mod
                 .with_timezone(&Utc),
         ),
     };
-    let doc = cx.with(&args.id, |m| match at {
-        None => Ok(m.merged()),
+    let id = args.id.clone();
+    let doc = Models::compute(cx, &args.id, move |m, budget| match at {
+        None => Ok(m.merged(budget)),
         Some(at) => m
-            .merged_at(at)
-            .ok_or_else(|| ModelError::Missing(format!("no state of {:?} is recorded at or before {at}", args.id))),
-    })?;
+            .merged_at(at, budget)
+            .ok_or_else(|| ModelError::Missing(format!("no state of {id:?} is recorded at or before {at}"))),
+    })
+    .await?;
     let doc = if args.paths.is_some() { projection::select(&doc, &paths) } else { doc };
     Ok(match args.depth {
         Some(depth) => projection::cap(&doc, depth),
@@ -70,7 +72,7 @@ pub struct FieldArgs {
 #[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}")]
 pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = address(&args.path)?;
-    let doc = cx.with(&args.id, |m| Ok(m.merged()))?;
+    let doc = Models::compute(cx, &args.id, |m, budget| Ok(m.merged(budget))).await?;
     path.get(&doc).cloned().ok_or_else(|| ModelError::Missing(format!("{:?} has no value at {path}", args.id)))
 }
 
@@ -80,7 +82,7 @@ pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelE
 #[operation(title = "Get effective schema", read_only, idempotent, rest = "GET /models/{id}/schema/{path}")]
 pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = address(&args.path)?;
-    cx.with(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path))))
+    cx.read(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path)))).await
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -98,18 +100,19 @@ pub struct ExplainArgs {
 #[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}")]
 pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, ModelError> {
     address(&args.path)?;
-    cx.with(&args.id, |m| {
+    cx.read(&args.id, |m| {
         let matching: Vec<&Trace> = m.traces.iter().filter(|t| is_at_or_under(&t.target_path, &args.path)).collect();
         let skip = args.limit.map_or(0, |n| matching.len().saturating_sub(n));
         Ok(matching.into_iter().skip(skip).cloned().collect())
     })
+    .await
 }
 
 /// The recent cycles of a model (creation first): mutations, derived updates, flagged
 /// constraints and dispatched effects of each.
 #[operation(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history")]
 pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<HistoryEntry>, ModelError> {
-    cx.with(&args.id, |m| Ok(m.history.iter().cloned().collect()))
+    cx.read(&args.id, |m| Ok(m.history.iter().cloned().collect())).await
 }
 
 /// Whether `target` is `path` or an address under it (`$.total` is not under `$.tot`).

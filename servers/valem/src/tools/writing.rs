@@ -41,7 +41,10 @@ pub struct MutationResult {
 /// or a rollback constraint leaves the model unchanged.
 #[operation(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations")]
 pub async fn mutate(cx: &Cx<Models>, args: MutateArgs) -> Result<MutationResult, ModelError> {
-    let outcome = cx.with(&args.id, |m| Ok(m.mutate(&args.mutations)?))?;
+    super::shallow(args.mutations.values())?;
+    let mutations = args.mutations;
+    let outcome =
+        Models::change(cx, &args.id, move |m, budget, admit| Ok(m.mutate(&mutations, budget, admit)?)).await?;
     cx.server().resource_updated(&super::state_uri(&args.id));
     Ok(MutationResult {
         success: true,

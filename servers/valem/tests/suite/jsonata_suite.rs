@@ -20,7 +20,7 @@ fn at_least_99_percent_of_the_suite_passes() {
         return;
     }
     let cases = jsonata_suite::load(&dir).unwrap();
-    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).unwrap();
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).unwrap();
     let mut tally = jsonata_suite::Tally::default();
     let mut failures = Vec::new();
     for case in cases.iter().filter(|c| c.timelimit.is_none()) {

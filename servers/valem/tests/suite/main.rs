@@ -11,5 +11,8 @@ mod examples;
 mod inprocess;
 mod journal;
 mod jsonata_suite;
+mod limits;
+mod load;
 mod resources;
+mod spec_fuzz;
 mod stdio;

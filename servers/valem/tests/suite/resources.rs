@@ -10,7 +10,7 @@ use valem::resources::{EXAMPLES, GUIDES, guide_uri};
 
 #[test]
 fn every_bundled_example_passes_its_tests_and_validates_cleanly() {
-    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).unwrap();
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).unwrap();
     for (name, text) in EXAMPLES {
         let spec: Value = serde_json::from_str(text).unwrap();
         assert_eq!(spec["id"], *name);
@@ -26,7 +26,7 @@ fn every_bundled_example_passes_its_tests_and_validates_cleanly() {
 
 #[test]
 fn guides_and_examples_are_served() {
-    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem"))).unwrap();
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).unwrap();
     let listed = client.request("resources/list", json!({})).unwrap();
     let uris: Vec<&str> =
         listed["result"]["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();

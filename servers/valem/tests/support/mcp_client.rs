@@ -25,10 +25,11 @@ fn broken(why: impl Into<String>) -> io::Error {
 }
 
 impl Client {
-    /// Starts `binary mcp` and completes the handshake.
-    pub fn start(binary: &Path) -> io::Result<Client> {
+    /// Starts `binary mcp OPTIONS...` and completes the handshake.
+    pub fn start(binary: &Path, options: &[&str]) -> io::Result<Client> {
         let mut child = Command::new(binary)
             .arg("mcp")
+            .args(options)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

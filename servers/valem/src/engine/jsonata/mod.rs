@@ -1,16 +1,23 @@
 //! The one seam to `jsonata-core`: compile an expression, learn what it reads and calls, and
-//! evaluate it against a JSON input under a time and depth limit. Nothing else in the crate
-//! sees a `jsonata-core` type.
+//! evaluate it against a JSON input under a [`Budget`]: the time left in the cycle, a stack
+//! depth, a sequence length, and a memory budget the allocator's meter enforces (see
+//! `meter.rs`; `guard.rs` checks the calls that allocate their result in one go). Nothing else
+//! in the crate sees a `jsonata-core` type.
 //!
 //! `jsonata-core` values are reference-counted and stay on one thread, so a compiled
 //! expression keeps only its syntax tree (`Send + Sync`) and values are converted at each call.
 
 mod convert;
 mod functions;
+mod guard;
+mod interrupt;
+mod meter;
 mod reads;
 mod walk;
 
+use std::cell::Cell;
 use std::fmt;
+use std::time::Instant;
 
 use jsonata_core::ast::AstNode;
 use jsonata_core::evaluator::{Context, Evaluator, EvaluatorOptions};
@@ -18,12 +25,13 @@ use jsonata_core::parser;
 use jsonata_core::value::JValue;
 use serde_json::Value;
 
+use crate::engine::budget::{Budget, Stopped};
 use crate::engine::limits::MAX_DEPTH;
 
+pub use interrupt::Interrupt;
+pub use meter::Metered;
 pub use reads::{ReadSeg, Reads};
 
-/// The wall-clock limit of one evaluation; a runaway expression fails with D1012.
-const TIMEOUT_MS: u64 = 1_000;
 /// The deepest evaluation stack; a runaway recursion fails with D1011.
 const MAX_STACK_DEPTH: usize = 2_000;
 
@@ -62,9 +70,10 @@ impl Expr {
         if nesting(source) > MAX_DEPTH {
             return Err(CompileError(format!("the expression nests deeper than {MAX_DEPTH} levels")));
         }
-        let ast = parser::parse(source).map_err(|e| CompileError(e.to_string()))?;
+        let mut ast = parser::parse(source).map_err(|e| CompileError(e.to_string()))?;
         let reads = reads::of(&ast);
         let calls = functions::called(&ast);
+        guard::rewrite(&mut ast);
         Ok(Expr { source: source.to_owned(), ast, reads, calls })
     }
 
@@ -121,26 +130,40 @@ impl Library {
 }
 
 /// The variables every expression of one model sees (`$const`, the library exports), ready to
-/// evaluate many expressions in a row. Lives for one computation, on one thread.
+/// evaluate many expressions in a row under one budget: the time limit runs from the moment
+/// the environment is made. Lives for one computation, on one thread.
 pub struct Env {
     globals: Vec<(String, JValue)>,
+    budget: Budget,
+    deadline: Instant,
+    stopped: Cell<Option<Stopped>>,
 }
 
 impl Env {
-    pub fn new(constants: &Value, library: Option<&Library>) -> Result<Env, EvalError> {
-        let mut globals = vec![("const".to_owned(), convert::to_jvalue(constants))];
-        if let Some(library) = library {
-            for layer in &library.layers {
-                let mut evaluator = evaluator(&globals);
-                let exported = evaluator
-                    .evaluate(layer, &JValue::Null)
-                    .map_err(|e| EvalError(format!("library: {}", e.message())))?;
-                if let JValue::Object(map) = exported {
-                    globals.extend(map.iter().map(|(k, v)| (k.clone(), v.clone())));
-                }
+    pub fn new(constants: &Value, library: Option<&Library>, budget: &Budget) -> Result<Env, EvalError> {
+        let mut env = Env {
+            globals: vec![("const".to_owned(), convert::to_jvalue(constants))],
+            budget: budget.clone(),
+            deadline: Instant::now() + budget.cycle_time,
+            stopped: Cell::new(None),
+        };
+        let layers = library.map_or(&[][..], |l| &l.layers[..]);
+        for layer in layers {
+            let exported =
+                env.evaluate(layer, &JValue::Null, &[], Ok).map_err(|e| EvalError(format!("library: {}", e.0)))?;
+            if let JValue::Object(map) = exported {
+                env.globals.extend(map.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
         }
-        Ok(Env { globals })
+        Ok(env)
+    }
+
+    /// Why the computation must stop (time up, cancelled), once it must: every evaluation
+    /// after that fails at once.
+    pub fn stopped(&self) -> Option<Stopped> {
+        let stopped = self.stopped.take();
+        self.stopped.set(stopped.clone());
+        stopped
     }
 
     /// Evaluates `expr` on `input` with extra variables (`$parent`, `$self`, ...). `Ok(None)` is
@@ -162,7 +185,7 @@ impl Env {
             Some(fields) => convert::fields_to_jvalue(input, fields),
             None => convert::to_jvalue(input),
         };
-        self.run(expr, &input, bindings)
+        self.evaluate(&expr.ast, &input, bindings, |v| convert::from_jvalue(&v))
     }
 
     /// As [`Env::eval`]; `None` evaluates on no input at all (JSONata's undefined), where `$`
@@ -173,10 +196,24 @@ impl Env {
         input: Option<&Value>,
         bindings: &[(&str, &Value)],
     ) -> Result<Option<Value>, EvalError> {
-        self.run(expr, &input.map_or(JValue::Undefined, convert::to_jvalue), bindings)
+        let input = input.map_or(JValue::Undefined, convert::to_jvalue);
+        self.evaluate(&expr.ast, &input, bindings, |v| convert::from_jvalue(&v))
     }
 
-    fn run(&self, expr: &Expr, input: &JValue, bindings: &[(&str, &Value)]) -> Result<Option<Value>, EvalError> {
+    /// One evaluation; `finish` (the conversion of its result) counts in its memory.
+    fn evaluate<T>(
+        &self,
+        ast: &AstNode,
+        input: &JValue,
+        bindings: &[(&str, &Value)],
+        finish: impl FnOnce(JValue) -> Result<T, String>,
+    ) -> Result<T, EvalError> {
+        let token = match (self.stop_now(), self.budget.interrupt.next_token()) {
+            (None, Some(token)) => token,
+            (Some(why), _) => return Err(EvalError(why.to_string())),
+            (None, None) => return Err(EvalError(Stopped::Cancelled.to_string())),
+        };
+        let left = self.deadline.saturating_duration_since(Instant::now());
         let mut context = Context::new();
         for (name, value) in &self.globals {
             context.bind(name.clone(), value.clone());
@@ -184,25 +221,60 @@ impl Env {
         for (name, value) in bindings {
             context.bind((*name).to_owned(), convert::to_jvalue(value));
         }
-        let mut evaluator = Evaluator::with_options(context, options());
-        let result = evaluator.evaluate(&expr.ast, input).map_err(|e| EvalError(e.message().to_owned()))?;
-        convert::from_jvalue(&result).map_err(EvalError)
+        let options = EvaluatorOptions {
+            timeout_ms: Some((left.as_millis() as u64).max(1)),
+            max_stack_depth: Some(MAX_STACK_DEPTH),
+            max_sequence_length: Some(self.budget.sequence),
+            cancel: Some(token.clone()),
+        };
+        let mut evaluator = Evaluator::with_options(context, options);
+        let limit = self.budget.eval_bytes;
+        // The name is no built-in, so registering it cannot fail.
+        let _ = evaluator.register_fn(guard::CHECK, move |args: &[JValue]| guard::check(limit, args));
+        let (result, over_budget) = meter::measure(limit, &token, || match evaluator.evaluate(ast, input) {
+            Ok(value) => finish(value).map_err(EvalError),
+            Err(e) => Err(EvalError(e.message().to_owned())),
+        });
+        if over_budget {
+            return Err(EvalError(format!(
+                "the evaluation took more than {limit} bytes of memory, more than one evaluation may hold (--max-eval-bytes)"
+            )));
+        }
+        match result {
+            // The engine's time-out is the cycle's: it stops the cycle, not just this expression.
+            Err(e) => match self.stop_now().or_else(|| self.timed_out(&e)) {
+                Some(why @ Stopped::TimeUp(_)) => Err(EvalError(format!("D1012: {why}"))),
+                Some(why) => Err(EvalError(why.to_string())),
+                None => Err(e),
+            },
+            ok => ok,
+        }
     }
-}
 
-fn evaluator(globals: &[(String, JValue)]) -> Evaluator {
-    let mut context = Context::new();
-    for (name, value) in globals {
-        context.bind(name.clone(), value.clone());
+    /// The engine's time-out is the cycle's own (it is given the time left), even when it
+    /// fires a moment before the deadline.
+    fn timed_out(&self, e: &EvalError) -> Option<Stopped> {
+        let why = Stopped::TimeUp(self.budget.cycle_time.as_millis());
+        e.0.starts_with("D1012").then(|| {
+            self.stopped.set(Some(why.clone()));
+            why
+        })
     }
-    Evaluator::with_options(context, options())
-}
 
-fn options() -> EvaluatorOptions {
-    EvaluatorOptions {
-        timeout_ms: Some(TIMEOUT_MS),
-        max_stack_depth: Some(MAX_STACK_DEPTH),
-        ..EvaluatorOptions::default()
+    /// Records and returns why the computation must stop, if it must.
+    fn stop_now(&self) -> Option<Stopped> {
+        if let Some(stopped) = self.stopped() {
+            return Some(stopped);
+        }
+        let why = if self.budget.interrupt.is_interrupted() || (self.budget.cancelled)() {
+            Stopped::Cancelled
+        } else if Instant::now() >= self.deadline {
+            Stopped::TimeUp(self.budget.cycle_time.as_millis())
+        } else {
+            return None;
+        };
+        self.stopped.set(Some(why.clone()));
+        Some(why)
     }
 }
 
@@ -239,7 +311,11 @@ mod tests {
     use serde_json::json;
 
     fn eval(src: &str, input: Value) -> Result<Option<Value>, EvalError> {
-        Env::new(&json!({ "rate": 2 }), None).unwrap().eval(&Expr::compile(src).unwrap(), &input, &[])
+        Env::new(&json!({ "rate": 2 }), None, &Budget::default()).unwrap().eval(
+            &Expr::compile(src).unwrap(),
+            &input,
+            &[],
+        )
     }
 
     #[test]
@@ -261,7 +337,7 @@ mod tests {
     fn library_exports_are_bound_as_functions() {
         let lib = Library::compile(&["( $money := function($n) { $round($n, 2) }; [\"money\"] )"]).unwrap();
         assert_eq!(lib.exports, ["money"]);
-        let env = Env::new(&Value::Null, Some(&lib)).unwrap();
+        let env = Env::new(&Value::Null, Some(&lib), &Budget::default()).unwrap();
         let out = env.eval(&Expr::compile("$money(x)").unwrap(), &json!({ "x": 1.234 }), &[]).unwrap();
         assert_eq!(out, Some(json!(1.23)));
         assert!(Library::compile(&["( $f := function() { price }; [\"f\"] )"]).is_err());

@@ -1,0 +1,77 @@
+//! valem's own command-line options: the bounds that keep one process alive and responsive
+//! under any load. Every default is in `docs/architecture.md` ("Limits and defaults").
+
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::engine::budget::Budget;
+
+/// The bounds of one valem process.
+#[derive(Args, Debug, Clone)]
+pub struct Limits {
+    /// The most models the process holds at once; `create_model` past it is refused.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_models)]
+    pub max_models: usize,
+    /// The largest document of one model, in bytes of compact JSON; a cycle that would store
+    /// more is refused and undone.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_model_bytes)]
+    pub max_model_bytes: usize,
+    /// The bytes of documents all models together may hold; a cycle past it is refused.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_stored_bytes)]
+    pub max_stored_bytes: usize,
+    /// The memory one expression evaluation may take, in bytes; past it the evaluation fails.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_eval_bytes)]
+    pub max_eval_bytes: usize,
+    /// The longest sequence an evaluation may build (ranges, maps, filters); past it D2015.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_sequence)]
+    pub max_sequence: usize,
+    /// The wall-clock time of one whole cycle (every expression it evaluates), in milliseconds.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.cycle_timeout_ms)]
+    pub cycle_timeout_ms: u64,
+    /// Evaluations run at once on their own threads; 0 means one per core.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.eval_threads)]
+    pub eval_threads: usize,
+}
+
+impl Limits {
+    pub const DEFAULT: Limits = Limits {
+        max_models: 10_000,
+        max_model_bytes: 8 * 1024 * 1024,
+        max_stored_bytes: 256 * 1024 * 1024,
+        max_eval_bytes: 64 * 1024 * 1024,
+        max_sequence: 1_000_000,
+        cycle_timeout_ms: 1_000,
+        eval_threads: 0,
+    };
+
+    pub fn cycle_timeout(&self) -> Duration {
+        Duration::from_millis(self.cycle_timeout_ms)
+    }
+
+    /// What one computation may spend, the caller never cancelling.
+    pub fn budget(&self) -> Budget {
+        Budget {
+            eval_bytes: self.max_eval_bytes,
+            sequence: self.max_sequence,
+            cycle_time: self.cycle_timeout(),
+            model_bytes: self.max_model_bytes,
+            cancelled: std::sync::Arc::new(|| false),
+            interrupt: Default::default(),
+        }
+    }
+
+    /// The evaluation threads: `eval_threads`, or one per core when it is 0.
+    pub fn threads(&self) -> usize {
+        match self.eval_threads {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}

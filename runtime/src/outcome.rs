@@ -22,6 +22,8 @@ pub enum ErrorKind {
     BadRequest,
     /// The request or its result is too large (413).
     TooLarge,
+    /// The server holds or accepts no more of these for now: a count limit (429).
+    TooMany,
     /// The operation failed on its own side (500).
     Internal,
     /// The request can go on only after the user completes a URL-mode elicitation (403). Over MCP
@@ -31,13 +33,14 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 9] = [
         ErrorKind::InvalidInput,
         ErrorKind::Forbidden,
         ErrorKind::NotFound,
         ErrorKind::Conflict,
         ErrorKind::BadRequest,
         ErrorKind::TooLarge,
+        ErrorKind::TooMany,
         ErrorKind::Internal,
         ErrorKind::ElicitationRequired,
     ];
@@ -51,6 +54,7 @@ impl ErrorKind {
             ErrorKind::Conflict => 409,
             ErrorKind::BadRequest => 400,
             ErrorKind::TooLarge => 413,
+            ErrorKind::TooMany => 429,
             ErrorKind::Internal => 500,
             ErrorKind::ElicitationRequired => 403,
         }

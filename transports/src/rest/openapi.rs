@@ -131,6 +131,7 @@ fn error_description(kind: ErrorKind) -> &'static str {
         ErrorKind::Conflict => "Conflict with the current state.",
         ErrorKind::BadRequest => "Bad request: a malformed body or query.",
         ErrorKind::TooLarge => "Too large.",
+        ErrorKind::TooMany => "Too many: the server holds or accepts no more of these for now.",
         ErrorKind::Internal => "Internal error.",
         ErrorKind::ElicitationRequired => {
             "Or: the user must first complete the URL elicitations `elicitations` lists, then retry."

@@ -1,6 +1,7 @@
 //! The failures a tool reports, each with the stable body the seed's "Result shape" gives:
 //! schema and constraint violations carry their parsed list, the rest a clear message.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tooltable::{ErrorKind, ToolError};
@@ -72,14 +73,62 @@ impl Serialize for ModelError {
     }
 }
 
+/// The bodies a client can rely on: the three structured failures an agent reacts to, and the
+/// message every other failure carries. Part of each tool's outputSchema, so a client that
+/// validates `structuredContent` accepts an error's parsed body.
+impl JsonSchema for ModelError {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ModelError".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let list = |error: &str, field: &str, item: Value| {
+            json!({
+                "type": "object",
+                "properties": { "error": { "const": error }, field: { "type": "array", "items": item } },
+                "required": ["error", field],
+            })
+        };
+        let strings = |names: &[&str]| {
+            let properties: serde_json::Map<String, Value> =
+                names.iter().map(|n| ((*n).to_owned(), json!({ "type": "string" }))).collect();
+            json!({ "type": "object", "properties": properties, "required": names })
+        };
+        let constraint = json!({
+            "type": "object",
+            "properties": {
+                "constraintId": { "type": "string" },
+                "message": { "type": "string" },
+                "policy": { "type": "string" },
+            },
+            "required": ["constraintId", "message", "policy"],
+        });
+        let finding = strings(&["location", "message"]);
+        let mut invalid_spec = list("Invalid spec", "errors", finding.clone());
+        invalid_spec["properties"]["warnings"] = json!({ "type": "array", "items": finding });
+        schemars::json_schema!({
+            "description": "A failure. `error` names it; schema and constraint violations list what failed, an invalid spec its findings, every other failure says why in `message`.",
+            "anyOf": [
+                list("Schema violation", "violations", strings(&["path", "keyword", "message"])),
+                list("Constraint violation", "violations", constraint),
+                invalid_spec,
+                {
+                    "type": "object",
+                    "properties": { "error": { "type": "string" }, "message": { "type": "string" }, "id": { "type": "string" } },
+                    "required": ["error"],
+                },
+            ],
+        })
+    }
+}
+
 impl ToolError for ModelError {
     fn kind(&self) -> ErrorKind {
         match self {
             ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,
             ModelError::TooLarge(_) | ModelError::StateTooLarge(_) => ErrorKind::TooLarge,
-            // A full registry is a conflict with the server's state until a model is deleted
-            // (the error kinds have no 429).
-            ModelError::Constraint(_) | ModelError::TooMany(_) => ErrorKind::Conflict,
+            ModelError::Constraint(_) => ErrorKind::Conflict,
+            ModelError::TooMany(_) => ErrorKind::TooMany,
             ModelError::Internal(_) => ErrorKind::Internal,
             _ => ErrorKind::InvalidInput,
         }

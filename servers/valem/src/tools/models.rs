@@ -27,7 +27,7 @@ pub struct ListArgs {
 
 /// The ids of every model, alphabetical. When more models exist than one answer carries
 /// (1000 ids), the answer is `{models, nextCursor}`: pass `cursor` to read on.
-#[operation(title = "List models", read_only, idempotent, rest = "GET /models")]
+#[operation(title = "List models", read_only, idempotent, rest = "GET /models", open_world = false)]
 pub async fn list_models(cx: &Cx<Models>, args: ListArgs) -> Result<Value, ModelError> {
     let limit = args.limit.unwrap_or(LIST_PAGE).clamp(1, LIST_PAGE);
     let (mut ids, mut more) = cx.ids(args.cursor.as_deref(), limit);
@@ -59,7 +59,9 @@ pub struct CreateModelArgs {
     rest = "POST /models",
     body = "spec",
     status = 201,
-    input_schema = spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", json!({}))
+    input_schema = spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", json!({})),
+    open_world = false,
+    destructive = false
 )]
 pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
     super::shallow([&args.spec])?;
@@ -82,13 +84,13 @@ pub struct ModelId {
 }
 
 /// A model's id, version and how many derivations, meta derivations, constraints and effects it has.
-#[operation(title = "Get model info", read_only, idempotent, rest = "GET /models/{id}")]
+#[operation(title = "Get model info", read_only, idempotent, rest = "GET /models/{id}", open_world = false)]
 pub async fn get_model_info(cx: &Cx<Models>, args: ModelId) -> Result<ModelInfo, ModelError> {
     cx.read(&args.id, |m| Ok(m.info(&args.id))).await
 }
 
 /// The model's ModelSpec, exactly as it was given.
-#[operation(title = "Get spec", read_only, idempotent, rest = "GET /models/{id}/spec")]
+#[operation(title = "Get spec", read_only, idempotent, rest = "GET /models/{id}/spec", open_world = false)]
 pub async fn get_spec(cx: &Cx<Models>, args: ModelId) -> Result<Value, ModelError> {
     cx.read(&args.id, |m| Ok(m.compiled.spec.raw.clone())).await
 }
@@ -99,7 +101,7 @@ pub struct Deleted {
 }
 
 /// Deletes a model and its history.
-#[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}")]
+#[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
     cx.remove(&args.id)?;
     Ok(Deleted { deleted: args.id })

@@ -35,7 +35,7 @@ fn address(text: &str) -> Result<Path, ModelError> {
 
 /// The model's merged state (written values and derived values). Narrow it with `paths` and
 /// `depth` on large models; `at` reads an earlier state from the history.
-#[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state")]
+#[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state", open_world = false)]
 pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, ModelError> {
     let paths = args.paths.as_deref().unwrap_or_default().iter().map(|p| address(p)).collect::<Result<Vec<_>, _>>()?;
     let at = match &args.at {
@@ -69,7 +69,7 @@ pub struct FieldArgs {
 }
 
 /// The value at one address of the merged state.
-#[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}")]
+#[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}", open_world = false)]
 pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = address(&args.path)?;
     let doc = Models::compute(cx, &args.id, |m, budget| Ok(m.merged(budget))).await?;
@@ -79,7 +79,7 @@ pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelE
 /// A field's schema with the live meta values laid over it (current minimum, maximum,
 /// readOnly, required as x-valem-required, relevant as x-valem-relevant, ...): what a write
 /// there must satisfy now.
-#[operation(title = "Get effective schema", read_only, idempotent, rest = "GET /models/{id}/schema/{path}")]
+#[operation(title = "Get effective schema", read_only, idempotent, rest = "GET /models/{id}/schema/{path}", open_world = false)]
 pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = address(&args.path)?;
     cx.read(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path)))).await
@@ -97,7 +97,7 @@ pub struct ExplainArgs {
 
 /// How values at and under an address were computed: the derivation, meta and constraint
 /// traces of recent cycles (expression, inputs, result, error), oldest first.
-#[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}")]
+#[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}", open_world = false)]
 pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, ModelError> {
     address(&args.path)?;
     cx.read(&args.id, |m| {
@@ -110,7 +110,7 @@ pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, M
 
 /// The recent cycles of a model (creation first): mutations, derived updates, flagged
 /// constraints and dispatched effects of each.
-#[operation(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history")]
+#[operation(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history", open_world = false)]
 pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<HistoryEntry>, ModelError> {
     cx.read(&args.id, |m| Ok(m.history.iter().cloned().collect())).await
 }

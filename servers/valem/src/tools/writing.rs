@@ -39,7 +39,7 @@ pub struct MutationResult {
 /// Writes values at canonical addresses and runs the reactive cycle: dependent derivations
 /// recompute, meta values and constraints re-evaluate, effects are emitted. A schema violation
 /// or a rollback constraint leaves the model unchanged.
-#[operation(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations")]
+#[operation(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations", open_world = false, destructive = false)]
 pub async fn mutate(cx: &Cx<Models>, args: MutateArgs) -> Result<MutationResult, ModelError> {
     super::shallow(args.mutations.values())?;
     let mutations = args.mutations;

@@ -110,7 +110,7 @@ fn the_model_count_is_bounded() {
     call(&s, "create_model", json!({ "spec": spec })).unwrap();
     call(&s, "create_model", json!({ "spec": spec })).unwrap();
     let (kind, body) = call(&s, "create_model", json!({ "spec": spec })).unwrap_err();
-    assert_eq!((kind, &body["error"]), (ErrorKind::Conflict, &json!("Too many models")), "{body}");
+    assert_eq!((kind, &body["error"]), (ErrorKind::TooMany, &json!("Too many models")), "{body}");
     assert!(body["message"].as_str().unwrap().contains("--max-models"));
     // A freed suffix is not searched for again: the suffixes go on.
     call(&s, "delete_model", json!({ "id": "m-2" })).unwrap();

@@ -102,6 +102,8 @@ pub enum ForwardError {
     Status { url: String, status: u16 },
     /// The document is not an OpenAPI 3.1 document this client reads.
     Document { url: String, reason: String },
+    /// The tool descriptors (fetched from `source`, or given) do not fit the document's tools.
+    Descriptors { source: String, reason: String },
     /// A tool read from the document was refused by the server's table.
     Install(tooltable::TableError),
 }
@@ -113,6 +115,9 @@ impl fmt::Display for ForwardError {
             ForwardError::Fetch(failure) => write!(f, "fetching the OpenAPI document failed: {failure}"),
             ForwardError::Status { url, status } => write!(f, "{url} answered {status}, not the OpenAPI document"),
             ForwardError::Document { url, reason } => write!(f, "{url} is no usable OpenAPI 3.1 document: {reason}"),
+            ForwardError::Descriptors { source, reason } => {
+                write!(f, "{source} cannot be laid over the tools: {reason}")
+            }
             ForwardError::Install(e) => write!(f, "a forwarded tool was refused: {e}"),
         }
     }

@@ -26,6 +26,7 @@
 //! larger than the bound is a [`RemoteFailure`] naming the URL and the reason.
 
 mod client;
+mod descriptors;
 mod failure;
 pub mod openapi;
 mod request;
@@ -47,12 +48,15 @@ pub use request::{BodyShape, RouteTemplate};
 use client::{BaseUrl, Client};
 use openapi::Reading;
 
-/// How a remote is reached. Defaults: the document at `/openapi.json`, 30 s per call, 16 MiB per
-/// answer, no token.
+/// How a remote is reached. Defaults: the document at `/openapi.json`, no descriptors, 30 s per
+/// call, 16 MiB per answer, no token.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The document's path under the base URL.
     pub document_path: String,
+    /// Where the server serves its own tool descriptors (a tooltable server's `tools` output),
+    /// laid over the document's tools: see [`Remote::with_descriptors`].
+    pub descriptors_path: Option<String>,
     /// The deadline of one whole exchange: connecting, sending, reading the answer.
     pub timeout: Duration,
     /// The largest answer body read; a larger one is a failure, not a truncated result.
@@ -65,6 +69,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             document_path: "/openapi.json".into(),
+            descriptors_path: None,
             timeout: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
             token: None,
@@ -89,6 +94,10 @@ impl Options {
         self.document_path = path.into();
         self
     }
+    pub fn descriptors_path(mut self, path: impl Into<String>) -> Self {
+        self.descriptors_path = Some(path.into());
+        self
+    }
 }
 
 /// What a [`Remote::refresh`] did to the server's tools, by name.
@@ -104,6 +113,9 @@ pub struct Changes {
 pub struct Remote {
     client: Arc<Client>,
     document_path: String,
+    descriptors_path: Option<String>,
+    /// Descriptors given in hand, laid over every reading of the document.
+    descriptors: Option<Value>,
     reading: Reading,
 }
 
@@ -129,7 +141,23 @@ impl Remote {
             max_response_bytes: options.max_response_bytes,
             token: options.token,
         };
-        Ok(Remote { client: Arc::new(client), document_path: options.document_path, reading: Reading::default() })
+        Ok(Remote {
+            client: Arc::new(client),
+            document_path: options.document_path,
+            descriptors_path: options.descriptors_path,
+            descriptors: None,
+            reading: Reading::default(),
+        })
+    }
+
+    /// Lays a tooltable server's own descriptors (the JSON array `SERVER tools` prints) over the
+    /// tools: each tool of the same name takes its inputSchema, outputSchema, title, description
+    /// and hints, so the forwarded tool is listed exactly as the server lists it. The document
+    /// still gives the routes; a descriptor of a tool without one is ignored. Kept for refreshes.
+    pub fn with_descriptors(mut self, descriptors: Value) -> Result<Remote, ForwardError> {
+        descriptors::apply(&mut self.reading, &descriptors).map_err(given)?;
+        self.descriptors = Some(descriptors);
+        Ok(self)
     }
 
     /// The tools' descriptors, in the document's order.
@@ -183,19 +211,46 @@ impl Remote {
         Ok(changes)
     }
 
+    /// Fetches the document (and the descriptors, when they have a path) and reads them.
     async fn fetch(&self) -> Result<Reading, ForwardError> {
-        let answer = self.client.send(&Method::GET, &self.document_path, None).await.map_err(ForwardError::Fetch)?;
-        let url = self.client.base.url(&self.document_path);
+        let document =
+            self.fetch_json(&self.document_path, |url, reason| ForwardError::Document { url, reason }).await?;
+        let mut reading = self.read(&document)?;
+        if let Some(path) = &self.descriptors_path {
+            let descriptors =
+                self.fetch_json(path, |source, reason| ForwardError::Descriptors { source, reason }).await?;
+            descriptors::apply(&mut reading, &descriptors)
+                .map_err(|reason| ForwardError::Descriptors { source: self.client.base.url(path), reason })?;
+        }
+        Ok(reading)
+    }
+
+    /// The JSON at a path; a body that is not JSON is the error `not_json(url, reason)` makes.
+    async fn fetch_json(
+        &self,
+        path: &str,
+        not_json: impl FnOnce(String, String) -> ForwardError,
+    ) -> Result<Value, ForwardError> {
+        let answer = self.client.send(&Method::GET, path, None).await.map_err(ForwardError::Fetch)?;
+        let url = self.client.base.url(path);
         if !(200..300).contains(&answer.status) {
             return Err(ForwardError::Status { url, status: answer.status });
         }
-        let document: Value = serde_json::from_slice(&answer.body)
-            .map_err(|e| ForwardError::Document { url: url.clone(), reason: format!("it is not JSON: {e}") })?;
-        self.read(&document)
+        serde_json::from_slice(&answer.body).map_err(|e| not_json(url, format!("it is not JSON: {e}")))
     }
 
+    /// Reads a document, with the descriptors given in hand laid over it.
     fn read(&self, document: &Value) -> Result<Reading, ForwardError> {
         let url = self.client.base.url(&self.document_path);
-        openapi::read(document).map_err(|reason| ForwardError::Document { url, reason })
+        let mut reading = openapi::read(document).map_err(|reason| ForwardError::Document { url, reason })?;
+        if let Some(descriptors) = &self.descriptors {
+            descriptors::apply(&mut reading, descriptors).map_err(given)?;
+        }
+        Ok(reading)
     }
+}
+
+/// The descriptors given in hand do not fit.
+fn given(reason: String) -> ForwardError {
+    ForwardError::Descriptors { source: "the descriptors given".into(), reason }
 }

@@ -231,3 +231,25 @@ async fn a_refresh_follows_the_document() {
     assert!(matches!(remote.refresh(&server).await, Err(ForwardError::Document { .. })));
     assert_eq!(server.table().descriptors().len(), 2, "a failed refresh changes nothing");
 }
+
+#[tokio::test]
+async fn descriptors_served_at_a_path_are_laid_over_the_document() {
+    let own = json!([{ "name": "kept", "title": "Kept", "description": "Keeps.", "inputSchema": { "type": "object", "properties": {}, "additionalProperties": false }, "annotations": { "idempotentHint": true } }]);
+    let fake = Fake::start(vec![
+        ("/openapi.json", Behaviour::Json(document(&["kept"]))),
+        ("/tools.json", Behaviour::Json(own.clone())),
+        ("/bad-tools.json", Behaviour::Json(json!({ "tools": [] }))),
+    ])
+    .await;
+    let (_server, remote) = forwarding(&fake, Options::default().descriptors_path("/tools.json")).await;
+    assert_eq!(remote.descriptors().map(|d| d.to_mcp()).collect::<Vec<_>>(), own.as_array().unwrap().clone());
+
+    let refused = Remote::connect(&fake.url, Options::default().descriptors_path("/bad-tools.json")).await.unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "{}/bad-tools.json cannot be laid over the tools: the descriptors are not a JSON array of tools",
+            fake.url
+        )
+    );
+}

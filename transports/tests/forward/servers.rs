@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use tooltable::{Cx, ErrorKind};
-use tooltable_transports::forward::Options;
+use tooltable_transports::forward::{Options, Remote};
 
 use crate::support::{call_in_process, forwarding, own_descriptors, serve, workspace};
 
@@ -115,5 +115,28 @@ async fn a_remote_that_stops_gives_failures_naming_its_url() {
             .as_str()
             .unwrap()
             .starts_with(&format!("{}/entities/User could not be reached", served.url))
+    );
+}
+
+#[tokio::test]
+async fn with_the_servers_own_descriptors_each_tool_is_listed_exactly_as_the_server_lists_it() {
+    let root = root();
+    let args = ["--root", root.as_str()];
+    let served = serve(ENTITIES, &args);
+    let mut own = own_descriptors(ENTITIES, &args);
+    let remote = Remote::connect(&served.url, Options::default()).await.unwrap();
+    let remote = remote.with_descriptors(Value::Array(own.clone())).unwrap();
+    let mut listed: Vec<Value> = remote.descriptors().map(|d| d.to_mcp()).collect();
+    let by_name = |t: &Value| t["name"].as_str().unwrap_or_default().to_owned();
+    listed.sort_by_key(by_name);
+    own.sort_by_key(by_name);
+    assert_eq!(listed, own);
+
+    let server = tooltable::Server::builder(()).info("forwarder", "0.0.0").build().unwrap();
+    remote.install(&server).unwrap();
+    let get = json!({ "entity": "User", "id": "user-bob" });
+    assert_eq!(
+        server.call("object_get", get.clone()).await.map_err(|f| f.body),
+        call_in_process(ENTITIES, &args, "object_get", &get)
     );
 }

@@ -23,6 +23,10 @@ struct ForwardArgs {
     /// The path of its OpenAPI document under the base URL.
     #[arg(long, default_value_t = Options::default().document_path)]
     document_path: String,
+    /// The path under the base URL where a tooltable server's own tool descriptors are served,
+    /// laid over the document's tools (exact schemas, titles and hints).
+    #[arg(long)]
+    descriptors_path: Option<String>,
     /// The deadline of one forwarded call, in seconds.
     #[arg(long, default_value_t = Options::default().timeout.as_secs())]
     timeout_secs: u64,
@@ -40,6 +44,9 @@ fn build(args: ForwardArgs) -> Result<Server<()>, Box<dyn std::error::Error>> {
         .document_path(args.document_path)
         .timeout(Duration::from_secs(args.timeout_secs))
         .max_response_bytes(args.max_response_bytes);
+    if let Some(path) = args.descriptors_path {
+        options = options.descriptors_path(path);
+    }
     if let Some(name) = args.bearer_token_env {
         let token = std::env::var(&name).map_err(|e| format!("--bearer-token-env {name}: {e}"))?;
         options = options.bearer_token(token);

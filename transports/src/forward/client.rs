@@ -60,6 +60,13 @@ impl Token {
     pub fn new(token: impl Into<String>) -> Token {
         Token(token.into())
     }
+
+    /// The `Authorization` header value, marked sensitive (printed as such, kept out of HPACK).
+    pub(crate) fn header(&self) -> Result<HeaderValue, ForwardError> {
+        let mut value = HeaderValue::try_from(format!("Bearer {}", self.0)).map_err(|_| ForwardError::InvalidToken)?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
 }
 
 impl std::fmt::Debug for Token {
@@ -74,7 +81,7 @@ pub struct Client {
     pub base: BaseUrl,
     pub timeout: Duration,
     pub max_response_bytes: usize,
-    pub token: Option<Token>,
+    pub authorization: Option<HeaderValue>,
 }
 
 /// An answer whose whole body was read.
@@ -149,10 +156,8 @@ impl Client {
             .uri(format!("{}{path_and_query}", self.base.prefix))
             .header(HOST, &self.base.authority)
             .header(ACCEPT, "application/json");
-        if let Some(token) = &self.token {
-            let mut value = HeaderValue::try_from(format!("Bearer {}", token.0))?;
-            value.set_sensitive(true);
-            request = request.header(AUTHORIZATION, value);
+        if let Some(authorization) = &self.authorization {
+            request = request.header(AUTHORIZATION, authorization);
         }
         let bytes = match body {
             Some(body) => {
@@ -185,8 +190,9 @@ mod tests {
             base: BaseUrl::parse("http://h").unwrap(),
             timeout: Duration::from_secs(1),
             max_response_bytes: 1,
-            token: Some(Token::new("s3cret")),
+            authorization: Some(Token::new("s3cret").header().unwrap()),
         };
-        assert!(!format!("{client:?}").contains("s3cret"));
+        assert!(!format!("{client:?} {:?}", Token::new("s3cret")).contains("s3cret"));
+        assert_eq!(Token::new("line\nbreak").header(), Err(ForwardError::InvalidToken));
     }
 }

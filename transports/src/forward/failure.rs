@@ -94,6 +94,8 @@ pub(crate) fn kind_of_status(status: u16) -> ErrorKind {
 /// Why a remote's tools could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForwardError {
+    /// The bearer token has characters an HTTP header cannot carry.
+    InvalidToken,
     /// The base URL is not `http://host[:port][/prefix]`.
     InvalidUrl { url: String, reason: String },
     /// The document could not be fetched.
@@ -111,6 +113,7 @@ pub enum ForwardError {
 impl fmt::Display for ForwardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ForwardError::InvalidToken => f.write_str("the bearer token has characters an HTTP header cannot carry"),
             ForwardError::InvalidUrl { url, reason } => write!(f, "{url:?} is no base URL to forward to: {reason}"),
             ForwardError::Fetch(failure) => write!(f, "fetching the OpenAPI document failed: {failure}"),
             ForwardError::Status { url, status } => write!(f, "{url} answered {status}, not the OpenAPI document"),

@@ -12,7 +12,7 @@
 //! let server = Server::builder(()).info("forwarder", "1.0.0").build()?;
 //! let mut remote = Remote::connect("http://127.0.0.1:8080", Options::default().bearer_token("t0k3n")).await?;
 //! remote.install(&server)?;
-//! let entity = server.call("get_entity", serde_json::json!({ "id": "e1" })).await;
+//! let user = server.call("object_get", serde_json::json!({ "entity": "User", "id": "user-bob" })).await;
 //! // Later, when the remote's document changed: tools added, changed and removed in place.
 //! let changes = remote.refresh(&server).await?;
 //! println!("{changes:?}");
@@ -139,7 +139,7 @@ impl Remote {
             base: BaseUrl::parse(base_url)?,
             timeout: options.timeout,
             max_response_bytes: options.max_response_bytes,
-            token: options.token,
+            authorization: options.token.as_ref().map(Token::header).transpose()?,
         };
         Ok(Remote {
             client: Arc::new(client),

@@ -1,5 +1,5 @@
 //! The request one call makes: the path template filled (each value percent-encoded as one
-//! segment), the query string (scalars as text, arrays repeated, objects as JSON text: what the
+//! segment, dot segments included, so no value can move the request to another path), the query string (scalars as text, arrays repeated, objects as JSON text: what the
 //! REST transport reads back), and the JSON body.
 
 use hyper::Method;
@@ -39,7 +39,12 @@ impl RouteTemplate {
             let Some(close) = rest[open..].find('}').map(|c| open + c) else { break };
             target.push_str(&rest[..open]);
             let value = args.get(&rest[open + 1..close]).map(text).unwrap_or_default();
-            target.extend(utf8_percent_encode(&value, SEGMENT));
+            match value.as_str() {
+                // A dot segment would move the request to another path; encoded, it is a value.
+                "." => target.push_str("%2E"),
+                ".." => target.push_str("%2E%2E"),
+                _ => target.extend(utf8_percent_encode(&value, SEGMENT)),
+            }
             rest = &rest[close + 1..];
         }
         target.push_str(rest);
@@ -113,6 +118,14 @@ mod tests {
             "/models/a%20b%2Fc%3F/runs/3?paths=%24.a&paths=%24.b&deep=true&filter=%7B%22k%22%3A%22v%22%7D"
         );
         assert_eq!(body, Some(json!({ "price": 10 })));
+    }
+
+    #[test]
+    fn a_dot_segment_stays_a_value() {
+        let a = args(json!({ "id": "..", "n": "." }));
+        assert_eq!(route(BodyShape::None).fill(&a).0, "/models/%2E%2E/runs/%2E");
+        let a = args(json!({ "id": "a.b", "n": "...", }));
+        assert_eq!(route(BodyShape::None).fill(&a).0, "/models/a.b/runs/...");
     }
 
     #[test]

@@ -253,3 +253,21 @@ async fn descriptors_served_at_a_path_are_laid_over_the_document() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_path_value_cannot_move_the_request_to_another_path() {
+    let mut doc = document(&[]);
+    doc["paths"]["/items/{id}"] = json!({ "get": {
+        "operationId": "item",
+        "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string" } }],
+    } });
+    let fake = Fake::start(vec![
+        ("/openapi.json", Behaviour::Json(doc)),
+        ("/items/%2E%2E", Behaviour::Json(json!({ "item": ".." }))),
+        ("/items/a%2Fb%3Fc", Behaviour::Json(json!({ "item": "a/b?c" }))),
+    ])
+    .await;
+    let (server, _remote) = forwarding(&fake, Options::default()).await;
+    assert_eq!(server.call("item", json!({ "id": ".." })).await, Ok(json!({ "item": ".." })));
+    assert_eq!(server.call("item", json!({ "id": "a/b?c" })).await, Ok(json!({ "item": "a/b?c" })));
+}

@@ -64,10 +64,16 @@ async fn failures_keep_the_servers_bodies_and_their_kinds() {
     let served = serve(ENTITIES, &args);
     let (server, _remote) = forwarding(&served.url, Options::default()).await;
 
-    let missing = json!({ "entity": "User", "id": "no such/one?" });
-    let failure = server.call("object_get", missing.clone()).await.unwrap_err();
-    assert_eq!(failure.kind, ErrorKind::NotFound);
-    assert_eq!(Err(failure.body), call_in_process(ENTITIES, &args, "object_get", &missing), "the id travels intact");
+    for id in ["no such/one?", "..", "."] {
+        let missing = json!({ "entity": "User", "id": id });
+        let failure = server.call("object_get", missing.clone()).await.unwrap_err();
+        assert_eq!(failure.kind, ErrorKind::NotFound);
+        assert_eq!(
+            Err(failure.body),
+            call_in_process(ENTITIES, &args, "object_get", &missing),
+            "{id:?} travels intact"
+        );
+    }
 
     let hidden = json!({ "entity": "Post" });
     let failure = server.call("entity_show", hidden.clone()).await.unwrap_err();

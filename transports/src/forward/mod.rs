@@ -186,7 +186,9 @@ impl Remote {
     }
 
     /// Fetches the document again and brings the server's tools in line with it: new operations
-    /// added, changed ones replaced, vanished ones removed. Nothing changes when the fetch fails.
+    /// added, changed ones replaced, vanished ones removed. Nothing changes when the fetch or the
+    /// reading fails; a tool the server's table refuses stops the refresh there, with the changes
+    /// before it made, and the next refresh tries again from the same old reading.
     pub async fn refresh<S: Send + Sync + 'static>(&mut self, server: &Server<S>) -> Result<Changes, ForwardError> {
         let reading = self.fetch().await?;
         let mut changes = Changes::default();

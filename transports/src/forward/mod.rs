@@ -180,7 +180,9 @@ impl Remote {
         self.reading.tools.iter().map(|t| tools::tool(&self.client, t)).collect()
     }
 
-    /// Adds every tool to the server (replacing dynamic tools of the same names).
+    /// Adds every tool to the server (replacing dynamic tools of the same names). A tool the table
+    /// refuses (a name one of the server's operations has, a schema that does not compile) stops
+    /// it there: the error names the tool, and the tools before it stay added.
     pub fn install<S: Send + Sync + 'static>(&self, server: &Server<S>) -> Result<(), TableError> {
         self.tools().into_iter().try_for_each(|tool| server.add_tool(tool))
     }

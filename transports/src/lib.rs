@@ -1,7 +1,8 @@
 //! Transports for tooltable servers, and the standard command line that serves them: [`stdio`]
 //! (newline-delimited JSON-RPC on stdin and stdout), [`http`] (Streamable HTTP at `/mcp`, with the
 //! [`rest`] routes and `/openapi.json` on the same port), and [`cli`], which gives every server
-//! the commands `mcp`, `serve`, `call`, `tools` and `openapi`.
+//! the commands `mcp`, `serve`, `call`, `tools` and `openapi`; and [`forward`], which serves
+//! any REST API with an OpenAPI 3.1 document (another tooltable server's, say) as tools.
 //!
 //! A server's `main` is one call to [`cli::main`] with the function that builds the server
 //! ([`cli::main_with`] when the server has command-line options of its own):
@@ -26,6 +27,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod forward;
 pub mod http;
 pub mod rest;
 pub mod stdio;

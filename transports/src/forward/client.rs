@@ -1,0 +1,198 @@
+//! An HTTP/1.1 client for one remote: one connection per request, the whole exchange (connect,
+//! send, read the body) under one deadline, the body read up to a bound. Plain `http://` only:
+//! the transports carry no TLS stack, so an HTTPS API is reached through a local proxy.
+
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::{Method, Request, Uri};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpStream;
+
+use super::failure::{ForwardError, Reason, RemoteFailure};
+
+/// Where the remote is: `http://host[:port]`, and a path prefix every route goes under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrl {
+    /// `host:port`, as the `Host` header and the connection use it.
+    authority: String,
+    /// The prefix without a trailing slash (`""` or `/api`).
+    prefix: String,
+}
+
+impl BaseUrl {
+    pub fn parse(url: &str) -> Result<BaseUrl, ForwardError> {
+        let invalid = |reason: &str| ForwardError::InvalidUrl { url: url.to_owned(), reason: reason.to_owned() };
+        let uri: Uri = url.parse().map_err(|e| invalid(&format!("{e}")))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => return Err(invalid("https is not supported (no TLS); reach it through a local proxy")),
+            _ => return Err(invalid("it must start with http://")),
+        }
+        let authority = uri.authority().ok_or_else(|| invalid("it names no host"))?;
+        if authority.as_str().contains('@') {
+            return Err(invalid("credentials in the URL are refused; give a bearer token in the options"));
+        }
+        if uri.query().is_some() {
+            return Err(invalid("a base URL has no query string"));
+        }
+        let port = authority.port_u16().unwrap_or(80);
+        Ok(BaseUrl {
+            authority: format!("{}:{port}", authority.host()),
+            prefix: uri.path().trim_end_matches('/').to_owned(),
+        })
+    }
+
+    /// The full URL of a path and query under the prefix, as errors name it.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("http://{}{}{path_and_query}", self.authority, self.prefix)
+    }
+}
+
+/// The bearer token: sent in the `Authorization` header, never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    pub fn new(token: impl Into<String>) -> Token {
+        Token(token.into())
+    }
+
+    /// The `Authorization` header value, marked sensitive (printed as such, kept out of HPACK).
+    pub(crate) fn header(&self) -> Result<HeaderValue, ForwardError> {
+        let mut value = HeaderValue::try_from(format!("Bearer {}", self.0)).map_err(|_| ForwardError::InvalidToken)?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// How requests are sent and answers read.
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub base: BaseUrl,
+    pub timeout: Duration,
+    pub max_response_bytes: usize,
+    pub authorization: Option<HeaderValue>,
+}
+
+/// An answer whose whole body was read.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Bytes,
+}
+
+/// A spawned connection driver, stopped when the exchange is over or abandoned at the deadline.
+struct Driver(tokio::task::JoinHandle<()>);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Client {
+    /// Sends one request and reads the whole answer: a failure names the URL, never the token.
+    pub async fn send(
+        &self,
+        method: &Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+    ) -> Result<Answer, RemoteFailure> {
+        let url = self.base.url(path_and_query);
+        let exchange = self.exchange(method, path_and_query, body, &url);
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(answer) => answer,
+            Err(_) => Err(RemoteFailure::new(&url, Reason::Timeout, None, format_args!("{:?}", self.timeout))),
+        }
+    }
+
+    async fn exchange(
+        &self,
+        method: &Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+        url: &str,
+    ) -> Result<Answer, RemoteFailure> {
+        let unreachable = |e: &dyn std::fmt::Display| RemoteFailure::new(url, Reason::Unreachable, None, e);
+        let request = self.request(method, path_and_query, body).map_err(|e| unreachable(&e))?;
+        let stream = TcpStream::connect(&self.base.authority).await.map_err(|e| unreachable(&e))?;
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| unreachable(&e))?;
+        let _driver = Driver(tokio::spawn(async move {
+            let _ = connection.await;
+        }));
+        let response = sender.send_request(request).await.map_err(|e| unreachable(&e))?;
+        let status = response.status().as_u16();
+        match Limited::new(response.into_body(), self.max_response_bytes).collect().await {
+            Ok(collected) => Ok(Answer { status, body: collected.to_bytes() }),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(RemoteFailure::new(
+                url,
+                Reason::TooLarge,
+                Some(status),
+                format_args!("more than {} bytes", self.max_response_bytes),
+            )),
+            Err(e) => Err(unreachable(&e)),
+        }
+    }
+
+    fn request(
+        &self,
+        method: &Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+    ) -> Result<Request<Full<Bytes>>, hyper::http::Error> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(format!("{}{path_and_query}", self.base.prefix))
+            .header(HOST, &self.base.authority)
+            .header(ACCEPT, "application/json");
+        if let Some(authorization) = &self.authorization {
+            request = request.header(AUTHORIZATION, authorization);
+        }
+        let bytes = match body {
+            Some(body) => {
+                request = request.header(CONTENT_TYPE, "application/json");
+                Bytes::from(body.to_string())
+            }
+            None => Bytes::new(),
+        };
+        request.body(Full::new(bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_base_url_is_plain_http_with_an_optional_prefix() {
+        let base = BaseUrl::parse("http://127.0.0.1:8080/api/").unwrap();
+        assert_eq!(base.url("/models/a?x=1"), "http://127.0.0.1:8080/api/models/a?x=1");
+        assert_eq!(BaseUrl::parse("http://localhost").unwrap().url("/x"), "http://localhost:80/x");
+        for bad in ["https://example.com", "ftp://h", "127.0.0.1:80", "http://u:p@h/", "http://h/?q=1", ""] {
+            assert!(matches!(BaseUrl::parse(bad), Err(ForwardError::InvalidUrl { .. })), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_token_is_not_printed() {
+        let client = Client {
+            base: BaseUrl::parse("http://h").unwrap(),
+            timeout: Duration::from_secs(1),
+            max_response_bytes: 1,
+            authorization: Some(Token::new("s3cret").header().unwrap()),
+        };
+        assert!(!format!("{client:?} {:?}", Token::new("s3cret")).contains("s3cret"));
+        assert_eq!(Token::new("line\nbreak").header(), Err(ForwardError::InvalidToken));
+    }
+}

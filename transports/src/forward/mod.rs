@@ -1,0 +1,260 @@
+//! Any REST API with an OpenAPI 3.1 document, served as tools: [`Remote::connect`] fetches the
+//! document (a tooltable server serves its own at `/openapi.json`), reads one tool per operation
+//! (see [`openapi`]), and each tool's handler forwards the call to its route over HTTP/1.1 with a
+//! deadline. Installed in a [`Server`], the remote's operations are MCP tools over stdio or
+//! Streamable HTTP like any other.
+//!
+//! ```no_run
+//! use tooltable::Server;
+//! use tooltable_transports::forward::{Options, Remote};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder(()).info("forwarder", "1.0.0").build()?;
+//! let mut remote = Remote::connect("http://127.0.0.1:8080", Options::default().bearer_token("t0k3n")).await?;
+//! remote.install(&server)?;
+//! let user = server.call("object_get", serde_json::json!({ "entity": "User", "id": "user-bob" })).await;
+//! // Later, when the remote's document changed: tools added, changed and removed in place.
+//! let changes = remote.refresh(&server).await?;
+//! println!("{changes:?}");
+//! # Ok(()) }
+//! ```
+//!
+//! A call's answer: a 2xx JSON body is the tool's result (204 is `null`); a 4xx or 5xx JSON body
+//! is a tool failure whose body is the remote's, unchanged, of the kind its status maps to (404
+//! not found, 409 conflict, 422 invalid input, 413 too large, 403 forbidden, 400 bad request,
+//! anything else internal). No answer in time, no connection, a body that is not JSON or is
+//! larger than the bound is a [`RemoteFailure`] naming the URL and the reason.
+
+mod client;
+mod descriptors;
+mod failure;
+pub mod openapi;
+mod request;
+mod schemas;
+mod tools;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::Method;
+use serde_json::Value;
+use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
+
+pub use client::Token;
+pub use failure::{ForwardError, Reason, RemoteFailure};
+pub use openapi::{Forwarded, Skipped};
+pub use request::{BodyShape, RouteTemplate};
+
+use client::{BaseUrl, Client};
+use openapi::Reading;
+
+/// How a remote is reached. Defaults: the document at `/openapi.json`, no descriptors, 30 s per
+/// call, 16 MiB per answer, no token.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The document's path under the base URL.
+    pub document_path: String,
+    /// Where the server serves its own tool descriptors (a tooltable server's `tools` output),
+    /// laid over the document's tools: see [`Remote::with_descriptors`].
+    pub descriptors_path: Option<String>,
+    /// The deadline of one whole exchange: connecting, sending, reading the answer.
+    pub timeout: Duration,
+    /// The largest answer body read; a larger one is a failure, not a truncated result.
+    pub max_response_bytes: usize,
+    /// Sent as `Authorization: Bearer ...` with every request, the document's too.
+    pub token: Option<Token>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            document_path: "/openapi.json".into(),
+            descriptors_path: None,
+            timeout: Duration::from_secs(30),
+            max_response_bytes: 16 * 1024 * 1024,
+            token: None,
+        }
+    }
+}
+
+impl Options {
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(Token::new(token));
+        self
+    }
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+    pub fn document_path(mut self, path: impl Into<String>) -> Self {
+        self.document_path = path.into();
+        self
+    }
+    pub fn descriptors_path(mut self, path: impl Into<String>) -> Self {
+        self.descriptors_path = Some(path.into());
+        self
+    }
+}
+
+/// What a [`Remote::refresh`] did to the server's tools, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+/// A remote REST API read as tools.
+#[derive(Debug)]
+pub struct Remote {
+    client: Arc<Client>,
+    document_path: String,
+    descriptors_path: Option<String>,
+    /// Descriptors given in hand, laid over every reading of the document.
+    descriptors: Option<Value>,
+    reading: Reading,
+}
+
+impl Remote {
+    /// Fetches the remote's OpenAPI document and reads its tools.
+    pub async fn connect(base_url: &str, options: Options) -> Result<Remote, ForwardError> {
+        let mut remote = Remote::unread(base_url, options)?;
+        remote.reading = remote.fetch().await?;
+        Ok(remote)
+    }
+
+    /// Reads the tools of a document already in hand; their calls go to `base_url`.
+    pub fn from_document(base_url: &str, document: &Value, options: Options) -> Result<Remote, ForwardError> {
+        let mut remote = Remote::unread(base_url, options)?;
+        remote.reading = remote.read(document)?;
+        Ok(remote)
+    }
+
+    fn unread(base_url: &str, options: Options) -> Result<Remote, ForwardError> {
+        let client = Client {
+            base: BaseUrl::parse(base_url)?,
+            timeout: options.timeout,
+            max_response_bytes: options.max_response_bytes,
+            authorization: options.token.as_ref().map(Token::header).transpose()?,
+        };
+        Ok(Remote {
+            client: Arc::new(client),
+            document_path: options.document_path,
+            descriptors_path: options.descriptors_path,
+            descriptors: None,
+            reading: Reading::default(),
+        })
+    }
+
+    /// Lays a tooltable server's own descriptors (the JSON array `SERVER tools` prints) over the
+    /// tools: each tool of the same name takes its inputSchema, outputSchema, title, description
+    /// and hints, so the forwarded tool is listed exactly as the server lists it. The document
+    /// still gives the routes; a descriptor of a tool without one is ignored. Kept for refreshes.
+    pub fn with_descriptors(mut self, descriptors: Value) -> Result<Remote, ForwardError> {
+        descriptors::apply(&mut self.reading, &descriptors).map_err(given)?;
+        self.descriptors = Some(descriptors);
+        Ok(self)
+    }
+
+    /// The tools' descriptors, in the document's order.
+    pub fn descriptors(&self) -> impl Iterator<Item = &ToolDescriptor> {
+        self.reading.tools.iter().map(|t| &t.descriptor)
+    }
+
+    /// Each tool with the route its calls go to.
+    pub fn forwarded(&self) -> &[Forwarded] {
+        &self.reading.tools
+    }
+
+    /// The document's operations that are not served, each with the reason.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.reading.skipped
+    }
+
+    /// The tools, for [`Server::add_tool`].
+    pub fn tools<S: Send + Sync + 'static>(&self) -> Vec<DynamicTool<S>> {
+        self.reading.tools.iter().map(|t| tools::tool(&self.client, t)).collect()
+    }
+
+    /// Adds every tool to the server (replacing dynamic tools of the same names). A tool the table
+    /// refuses (a name one of the server's operations has, a schema that does not compile) stops
+    /// it there: the error names the tool, and the tools before it stay added.
+    pub fn install<S: Send + Sync + 'static>(&self, server: &Server<S>) -> Result<(), TableError> {
+        self.tools().into_iter().try_for_each(|tool| server.add_tool(tool))
+    }
+
+    /// Fetches the document again and brings the server's tools in line with it: new operations
+    /// added, changed ones replaced, vanished ones removed. Nothing changes when the fetch or the
+    /// reading fails; a tool the server's table refuses stops the refresh there, with the changes
+    /// before it made, and the next refresh tries again from the same old reading.
+    pub async fn refresh<S: Send + Sync + 'static>(&mut self, server: &Server<S>) -> Result<Changes, ForwardError> {
+        let reading = self.fetch().await?;
+        let mut changes = Changes::default();
+        for old in &self.reading.tools {
+            let name = &old.descriptor.name;
+            if !reading.tools.iter().any(|t| &t.descriptor.name == name) {
+                server.remove_tool(name);
+                changes.removed.push(name.clone());
+            }
+        }
+        for new in &reading.tools {
+            let old = self.reading.tools.iter().find(|t| t.descriptor.name == new.descriptor.name);
+            let list = match old {
+                Some(old) if old == new => continue,
+                Some(_) => &mut changes.changed,
+                None => &mut changes.added,
+            };
+            server.add_tool(tools::tool(&self.client, new)).map_err(ForwardError::Install)?;
+            list.push(new.descriptor.name.clone());
+        }
+        self.reading = reading;
+        Ok(changes)
+    }
+
+    /// Fetches the document (and the descriptors, when they have a path) and reads them.
+    async fn fetch(&self) -> Result<Reading, ForwardError> {
+        let document =
+            self.fetch_json(&self.document_path, |url, reason| ForwardError::Document { url, reason }).await?;
+        let mut reading = self.read(&document)?;
+        if let Some(path) = &self.descriptors_path {
+            let descriptors =
+                self.fetch_json(path, |source, reason| ForwardError::Descriptors { source, reason }).await?;
+            descriptors::apply(&mut reading, &descriptors)
+                .map_err(|reason| ForwardError::Descriptors { source: self.client.base.url(path), reason })?;
+        }
+        Ok(reading)
+    }
+
+    /// The JSON at a path; a body that is not JSON is the error `not_json(url, reason)` makes.
+    async fn fetch_json(
+        &self,
+        path: &str,
+        not_json: impl FnOnce(String, String) -> ForwardError,
+    ) -> Result<Value, ForwardError> {
+        let answer = self.client.send(&Method::GET, path, None).await.map_err(ForwardError::Fetch)?;
+        let url = self.client.base.url(path);
+        if !(200..300).contains(&answer.status) {
+            return Err(ForwardError::Status { url, status: answer.status });
+        }
+        serde_json::from_slice(&answer.body).map_err(|e| not_json(url, format!("it is not JSON: {e}")))
+    }
+
+    /// Reads a document, with the descriptors given in hand laid over it.
+    fn read(&self, document: &Value) -> Result<Reading, ForwardError> {
+        let url = self.client.base.url(&self.document_path);
+        let mut reading = openapi::read(document).map_err(|reason| ForwardError::Document { url, reason })?;
+        if let Some(descriptors) = &self.descriptors {
+            descriptors::apply(&mut reading, descriptors).map_err(given)?;
+        }
+        Ok(reading)
+    }
+}
+
+/// The descriptors given in hand do not fit.
+fn given(reason: String) -> ForwardError {
+    ForwardError::Descriptors { source: "the descriptors given".into(), reason }
+}

@@ -1,0 +1,84 @@
+//! The tools whose handlers forward: each call fills its route, sends it, and maps the answer.
+//! A 2xx JSON body is the result; a 4xx or 5xx JSON body is a tool failure with that body
+//! unchanged, its kind following the status; anything else is a [`RemoteFailure`].
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tooltable::{DynamicTool, Failure, Outcome, Output};
+
+use super::client::{Answer, Client};
+use super::failure::{Reason, RemoteFailure, kind_of_status};
+use super::openapi::Forwarded;
+use super::request::RouteTemplate;
+
+/// The tool of one remote operation.
+pub fn tool<S: Send + Sync + 'static>(client: &Arc<Client>, forwarded: &Forwarded) -> DynamicTool<S> {
+    let (client, route) = (Arc::clone(client), Arc::new(forwarded.route.clone()));
+    DynamicTool::new(forwarded.descriptor.clone(), move |_cx, args| {
+        let (client, route) = (Arc::clone(&client), Arc::clone(&route));
+        async move { call(&client, &route, args).await }
+    })
+}
+
+async fn call(client: &Client, route: &RouteTemplate, args: Value) -> Outcome {
+    let args = match args {
+        Value::Object(args) => args,
+        _ => Map::new(),
+    };
+    let (target, body) = route.fill(&args);
+    let answer = client.send(&route.method, &target, body.as_ref()).await.map_err(Failure::from)?;
+    outcome(&client.base.url(&target), answer)
+}
+
+/// What an answer means to the caller.
+fn outcome(url: &str, answer: Answer) -> Outcome {
+    let success = (200..300).contains(&answer.status);
+    if success && answer.status == 204 {
+        return Ok(Output::Json(Value::Null));
+    }
+    let mut value: Value = serde_json::from_slice(&answer.body).map_err(|e| {
+        let detail = format_args!("status {}, {} bytes ({e})", answer.status, answer.body.len());
+        Failure::from(RemoteFailure::new(url, Reason::NotJson, Some(answer.status), detail))
+    })?;
+    tooltable::numbers::normalize(&mut value);
+    match success {
+        true => Ok(Output::Json(value)),
+        false => Err(Failure { kind: kind_of_status(answer.status), body: value }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::body::Bytes;
+    use serde_json::json;
+    use tooltable::ErrorKind;
+
+    fn answer(status: u16, body: &str) -> Answer {
+        Answer { status, body: Bytes::from(body.to_owned()) }
+    }
+
+    #[test]
+    fn answers_map_to_results_and_failures() {
+        let url = "http://127.0.0.1:1/x";
+        assert_eq!(outcome(url, answer(200, r#"{"a":30.0}"#)), Ok(Output::Json(json!({ "a": 30 }))));
+        assert_eq!(outcome(url, answer(204, "")), Ok(Output::Json(Value::Null)));
+        let violations = r#"{"error":"Schema violation","violations":[{"path":"/a"}]}"#;
+        assert_eq!(
+            outcome(url, answer(422, violations)),
+            Err(Failure { kind: ErrorKind::InvalidInput, body: serde_json::from_str(violations).unwrap() })
+        );
+        let html = outcome(url, answer(500, "<html>oops</html>")).unwrap_err();
+        assert_eq!(html.kind, ErrorKind::Internal);
+        assert_eq!(html.body["reason"], "not_json");
+        assert_eq!(html.body["status"], 500);
+        assert!(
+            html.body["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("http://127.0.0.1:1/x answered with a body that is not JSON: status 500, 17 bytes")
+        );
+        assert_eq!(outcome(url, answer(200, "")).unwrap_err().body["reason"], "not_json", "an empty 200 is no result");
+    }
+}

@@ -45,6 +45,11 @@ impl ErrorKind {
         ErrorKind::ElicitationRequired,
     ];
 
+    /// The kind a REST status stands for: the first kind that maps to it, else `Internal`.
+    pub fn from_http_status(status: u16) -> ErrorKind {
+        ErrorKind::ALL.into_iter().find(|k| k.http_status() == status).unwrap_or(ErrorKind::Internal)
+    }
+
     /// The HTTP status a REST caller sees for this kind: the one mapping, shared by REST and OpenAPI.
     pub fn http_status(self) -> u16 {
         match self {

@@ -51,7 +51,7 @@ impl RemoteFailure {
     pub(crate) fn new(url: &str, reason: Reason, status: Option<u16>, detail: impl fmt::Display) -> Self {
         let kind = match (reason, status) {
             (Reason::TooLarge, _) => ErrorKind::TooLarge,
-            (_, Some(status)) => kind_of_status(status),
+            (_, Some(status)) => ErrorKind::from_http_status(status),
             _ => ErrorKind::Internal,
         };
         RemoteFailure {
@@ -75,19 +75,6 @@ impl std::error::Error for RemoteFailure {}
 impl ToolError for RemoteFailure {
     fn kind(&self) -> ErrorKind {
         self.kind
-    }
-}
-
-/// The kind of a failure the remote answered with the status `status`.
-pub(crate) fn kind_of_status(status: u16) -> ErrorKind {
-    match status {
-        400 => ErrorKind::BadRequest,
-        403 => ErrorKind::Forbidden,
-        404 => ErrorKind::NotFound,
-        409 => ErrorKind::Conflict,
-        413 => ErrorKind::TooLarge,
-        422 => ErrorKind::InvalidInput,
-        _ => ErrorKind::Internal,
     }
 }
 
@@ -135,10 +122,10 @@ mod tests {
     #[test]
     fn statuses_map_to_the_kinds_the_rest_transport_answers_them_for() {
         for kind in ErrorKind::ALL.into_iter().filter(|k| *k != ErrorKind::ElicitationRequired) {
-            assert_eq!(kind_of_status(kind.http_status()), kind);
+            assert_eq!(ErrorKind::from_http_status(kind.http_status()), kind);
         }
-        assert_eq!(kind_of_status(502), ErrorKind::Internal);
-        assert_eq!(kind_of_status(401), ErrorKind::Internal);
+        assert_eq!(ErrorKind::from_http_status(502), ErrorKind::Internal);
+        assert_eq!(ErrorKind::from_http_status(401), ErrorKind::Internal);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tooltable::{DynamicTool, Failure, Outcome, Output};
 
 use super::client::{Answer, Client};
-use super::failure::{Reason, RemoteFailure, kind_of_status};
+use super::failure::{Reason, RemoteFailure};
 use super::openapi::Forwarded;
 use super::request::RouteTemplate;
 
@@ -44,7 +44,7 @@ fn outcome(url: &str, answer: Answer) -> Outcome {
     tooltable::numbers::normalize(&mut value);
     match success {
         true => Ok(Output::Json(value)),
-        false => Err(Failure { kind: kind_of_status(answer.status), body: value }),
+        false => Err(Failure { kind: tooltable::ErrorKind::from_http_status(answer.status), body: value }),
     }
 }
 

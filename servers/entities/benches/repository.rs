@@ -34,7 +34,7 @@ fn generate(root: &Path) {
 }
 
 fn server(root: &Path) -> Server<Service> {
-    entities::server(entities::Options { root: root.to_owned(), allow: None }).unwrap()
+    entities::server(entities::Options::at(root)).unwrap()
 }
 
 async fn call(server: &Server<Service>, tool: &str, args: Value) {

@@ -3,8 +3,22 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use tooltable::{Cx, LogLevel};
+
 use super::errors::EntityError;
 use crate::repository::{Entity, Repository, Snapshot};
+
+/// The repository for one call. The diagnostics of a read made for it (files skipped, or
+/// served in an earlier version) go to the client's log as warnings, besides the server's.
+pub async fn snapshot(cx: &Cx<Service>) -> Result<Arc<Snapshot>, EntityError> {
+    let current = cx.repository.snapshot().await?;
+    if current.fresh {
+        for diagnostic in &current.snapshot.diagnostics {
+            cx.log(LogLevel::Warning, diagnostic);
+        }
+    }
+    Ok(current.snapshot)
+}
 
 pub struct Service {
     pub repository: Repository,
@@ -15,10 +29,6 @@ pub struct Service {
 impl Service {
     pub fn new(repository: Repository, allow: Option<Vec<String>>) -> Service {
         Service { repository, allow: allow.map(|names| names.into_iter().collect()) }
-    }
-
-    pub fn snapshot(&self) -> Result<Arc<Snapshot>, EntityError> {
-        Ok(self.repository.snapshot()?)
     }
 
     /// Whether an entity is exposed. Allowing a parent does not expose its descendants.

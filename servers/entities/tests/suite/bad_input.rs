@@ -1,8 +1,12 @@
 //! Hostile or broken repositories: each gives a clear `repository_error`, nothing outside the
 //! root is read, nothing crashes or hangs.
 
-use crate::common::{TempRepo, call, ids, simple_definition};
+use std::time::Duration;
+
+use crate::common::{TempRepo, call, diagnostics, http_get, ids, server_at, server_with, simple_definition};
 use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_entities");
 
 fn repository_error(repo: &TempRepo, tool: &str, args: Value) -> Value {
     let body = call(&repo.server(), tool, args).unwrap_err();
@@ -160,4 +164,153 @@ fn unreadable_documents_are_clear_errors() {
         assert_eq!(body["file"], file);
         assert!(reason(&body).contains(expected), "{file} {contents:?}: {body}");
     }
+}
+
+/// Runs `f` on a thread of its own and fails if it has not finished within a minute: a hang
+/// is a failed test, not a stuck test run.
+fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("finished instead of hanging")
+}
+
+const PIPE: &str = "skipped: it is a named pipe, not a regular file, and is not read";
+
+#[test]
+fn named_pipes_are_skipped_never_opened() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users")).write("data/users/a.yaml", "id: a\n");
+    repo.fifo("data/users/x.yaml").fifo("entities/Pipe.yaml");
+    let root = repo.dir.path().to_owned();
+    let (ids, files, entities, diagnostics) = without_hanging(move || {
+        let s = server_at(&root, None);
+        let files = call(&s, "files_list", json!({})).unwrap();
+        (ids(&s, "User"), files, call(&s, "entity_list", json!({})).unwrap(), diagnostics(&s))
+    });
+    assert_eq!(ids, ["a"]);
+    assert_eq!(files, json!({ "files": [{ "type": "User", "file": "data/users/a.yaml" }] }));
+    assert_eq!(entities, json!({ "entities": ["User"] }));
+    assert_eq!(diagnostics, [format!("entities/Pipe.yaml: {PIPE}"), format!("data/users/x.yaml: {PIPE}")]);
+}
+
+#[test]
+fn named_pipes_where_a_file_is_named_are_errors_not_hangs() {
+    let repo = TempRepo::new();
+    repo.write("entities/Item.yaml", "JSONSchema: schemas/item.json\n").fifo("schemas/item.json");
+    let root = repo.dir.path().to_owned();
+    let body = without_hanging(move || call(&server_at(&root, None), "object_list", json!({ "entity": "Item" })));
+    let body = body.unwrap_err();
+    assert_eq!(
+        (&body["file"], reason(&body)),
+        (&json!("schemas/item.json"), "it is a named pipe, not a regular file, and is not read")
+    );
+    repo.fifo("repository.yaml");
+    let root = repo.dir.path().to_owned();
+    let body = without_hanging(move || call(&server_at(&root, None), "entity_list", json!({}))).unwrap_err();
+    assert_eq!(reason(&body), "repository.yaml: it is a named pipe, not a regular file, and is not read");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_pipe_does_not_stop_the_server() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users")).write("data/users/a.yaml", "id: a\n");
+    repo.fifo("data/users/x.yaml");
+    let args = ["--root".to_owned(), repo.dir.path().display().to_string()];
+    let (_server, client) = tooltable_golden::process::http(BIN, &args).await.unwrap();
+    let origin = client.origin();
+    let answers = tokio::time::timeout(Duration::from_secs(60), async {
+        (http_get(&origin, "/entities/User/objects").await, http_get(&origin, "/openapi.json").await)
+    });
+    let ((status, objects), (openapi_status, _)) = answers.await.expect("answered instead of hanging");
+    assert_eq!((status, openapi_status), (200, 200));
+    assert_eq!(objects["objects"].as_array().unwrap().len(), 1, "{objects}");
+}
+
+#[test]
+fn deeply_nested_documents_are_refused_before_they_are_parsed() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users")).write("data/users/deep.yaml", "[".repeat(200_000));
+    let body = repository_error(&repo, "object_list", json!({ "entity": "User" }));
+    assert_eq!(body["file"], "data/users/deep.yaml");
+    assert_eq!(reason(&body), "the document nests deeper than the limit of 64 levels (at line 1, column 65)");
+    repo.write("entities/Deep.yaml", format!("InlineData:\n  - {}", "{a: ".repeat(100_000)));
+    let body = repository_error(&repo, "entity_show", json!({ "entity": "Deep" }));
+    assert_eq!(body["file"], "entities/Deep.yaml");
+    assert!(reason(&body).starts_with("the document nests deeper than the limit of 64 levels"), "{body}");
+    repo.write("entities/Thing.yaml", "Include:\n  - things/*.json\n")
+        .write("things/a.json", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)));
+    let body = repository_error(&repo, "object_list", json!({ "entity": "Thing" }));
+    assert_eq!(
+        (&body["file"], reason(&body)),
+        (&json!("things/a.json"), "the document nests deeper than the limit of 64 levels")
+    );
+}
+
+#[test]
+fn the_depth_limit_is_a_setting() {
+    let repo = TempRepo::new();
+    repo.write("entities/Thing.yaml", "Include:\n  - things/*.yaml\n").write("things/a.yaml", "id: a\nx: [[1]]\n");
+    let shallow = server_with(repo.dir.path(), |o| o.max_depth = 2);
+    let body = call(&shallow, "object_list", json!({ "entity": "Thing" })).unwrap_err();
+    assert_eq!(reason(&body), "the document nests deeper than the limit of 2 levels (at line 2, column 5)");
+    assert_eq!(ids(&server_with(repo.dir.path(), |o| o.max_depth = 3), "Thing"), ["a"]);
+}
+
+#[test]
+fn the_file_size_limit_is_a_setting() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users"))
+        .write("data/users/a.yaml", format!("id: a\nname: {}\n", "x".repeat(200)));
+    let small = server_with(repo.dir.path(), |o| o.max_file_bytes = 100);
+    let body = call(&small, "object_list", json!({ "entity": "User" })).unwrap_err();
+    assert_eq!(reason(&body), "the file is larger than the limit of 100 bytes (--max-file-bytes)");
+    assert_eq!(ids(&repo.server(), "User"), ["a"]);
+}
+
+#[test]
+fn external_roots_go_up_once_then_only_down() {
+    let outer = tempfile::tempdir().unwrap();
+    let workspace = outer.path().join("ws");
+    let repo_dir = workspace.join("repo");
+    std::fs::create_dir_all(repo_dir.join("entities")).unwrap();
+    std::fs::create_dir_all(workspace.join("shared")).unwrap();
+    std::fs::create_dir_all(outer.path().join("secret")).unwrap();
+    std::fs::write(outer.path().join("secret/s.yaml"), "id: secret\n").unwrap();
+    std::os::unix::fs::symlink(outer.path().join("secret"), workspace.join("link")).unwrap();
+    std::fs::write(repo_dir.join("entities/Tag.yaml"), "Include:\n  - ../link/*.yaml\n").unwrap();
+    for (entry, why) in [
+        ("../../secret", "no further .."),
+        ("../../../../etc", "no further .."),
+        ("/etc", "must be ../"),
+        ("../shared/../../secret", "no further .."),
+        ("..", "must be ../"),
+        ("../", "must be ../"),
+        ("../*", "no glob characters"),
+        ("../shared/./x", "folder names only"),
+        ("../link", "resolves (through a symlink)"),
+    ] {
+        std::fs::write(repo_dir.join("repository.yaml"), format!("ExternalRoots:\n  - {entry:?}\n")).unwrap();
+        let body = call(&server_at(&repo_dir, None), "entity_list", json!({})).unwrap_err();
+        assert_eq!(body["error"], "repository_error", "{entry}");
+        let reason = reason(&body);
+        assert!(reason.starts_with(&format!("repository.yaml: the external root {entry:?}")), "{entry}: {body}");
+        assert!(reason.contains(why), "{entry}: {body}");
+    }
+}
+
+#[test]
+fn a_relative_root_names_the_working_directory_and_the_path_tried() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(BIN)
+        .current_dir(elsewhere.path())
+        .args(["tools", "--root", "servers/entities/examples/full"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let cwd = elsewhere.path().canonicalize().unwrap();
+    assert!(stderr.contains(&format!("resolved from the working directory, {}", cwd.display())), "{stderr}");
+    assert!(stderr.contains(&cwd.join("servers/entities/examples/full").display().to_string()), "{stderr}");
 }

@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_input;
+mod reload;
 mod repository;
 mod rest_routes;
 mod tools;

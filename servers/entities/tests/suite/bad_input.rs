@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::common::{TempRepo, call, diagnostics, http_get, ids, server_at, server_with, simple_definition};
+use crate::common::{
+    TempRepo, call, diagnostics, http_get, ids, server_at, server_with, simple_definition, without_hanging,
+};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_entities");
@@ -164,16 +166,6 @@ fn unreadable_documents_are_clear_errors() {
         assert_eq!(body["file"], file);
         assert!(reason(&body).contains(expected), "{file} {contents:?}: {body}");
     }
-}
-
-/// Runs `f` on a thread of its own and fails if it has not finished within a minute: a hang
-/// is a failed test, not a stuck test run.
-fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(60)).expect("finished instead of hanging")
 }
 
 const PIPE: &str = "skipped: it is a named pipe, not a regular file, and is not read";

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod arbitrary;
 mod bad_input;
 mod reload;
 mod repository;

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use tooltable::Server;
@@ -134,4 +135,14 @@ pub fn simple_definition(folder: &str) -> String {
 pub fn ids(server: &Server<Service>, entity: &str) -> Vec<String> {
     let list = call(server, "object_list", serde_json::json!({ "entity": entity })).expect("object_list");
     list["objects"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// Runs `f` on a thread of its own and fails if it has not finished within a minute: a hang
+/// is a failed test, not a stuck test run.
+pub fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("finished instead of hanging")
 }

@@ -306,3 +306,19 @@ fn a_relative_root_names_the_working_directory_and_the_path_tried() {
     assert!(stderr.contains(&format!("resolved from the working directory, {}", cwd.display())), "{stderr}");
     assert!(stderr.contains(&cwd.join("servers/entities/examples/full").display().to_string()), "{stderr}");
 }
+
+#[test]
+fn a_json_schema_reference_is_never_fetched() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.json");
+    std::fs::write(&secret, r#"{"type": "object"}"#).unwrap();
+    let repo = TempRepo::new();
+    for reference in [format!("file://{}", secret.display()), "http://127.0.0.1:9/schema.json".to_owned()] {
+        repo.write("entities/Item.yaml", "JSONSchema: schemas/item.json\nInclude:\n  - items/*.json\n")
+            .write("schemas/item.json", json!({ "$ref": reference }).to_string())
+            .write("items/a.json", r#"{"id": "a"}"#);
+        let body = repository_error(&repo, "object_list", json!({ "entity": "Item" }));
+        assert_eq!(body["file"], "entities/Item.yaml", "{reference}");
+        assert!(reason(&body).contains("not a valid JSON Schema"), "{reference}: {body}");
+    }
+}

@@ -39,7 +39,7 @@ pub fn expand(roots: &Roots, definition: &str, pattern: &str, reader: &mut Reade
         watch_nearest_existing(&base, roots, reader);
         return Ok(Vec::new());
     }
-    roots.confine(&base).map_err(fail)?;
+    let real_base = roots.confine(&base).map_err(fail)?;
     let mut walk = WalkDir::new(&base).follow_links(false).sort_by_file_name();
     if !pattern.contains("**") {
         walk = walk.max_depth(parts.len() - literal);
@@ -52,13 +52,23 @@ pub fn expand(roots: &Roots, definition: &str, pattern: &str, reader: &mut Reade
             continue;
         }
         let Some(relative) = relative_to(&base_relative, &base, entry.path()) else { continue };
-        if glob.is_match(&relative) {
+        if !glob.is_match(&relative) {
+            continue;
+        }
+        let (real, kind) = if entry.path_is_symlink() {
             let real = roots.confine(entry.path()).map_err(|reason| LoadError::new(&relative, reason))?;
-            match std::fs::metadata(&real) {
-                Ok(metadata) if metadata.is_file() => matched.push(Matched { relative, real }),
-                Ok(metadata) => reader.skip(&relative, source::not_regular(metadata.file_type())),
-                Err(e) => return Err(LoadError::new(&relative, e.to_string())),
-            }
+            let metadata = std::fs::metadata(&real).map_err(|e| LoadError::new(&relative, e.to_string()))?;
+            (real, metadata.file_type())
+        } else {
+            // Reached from the resolved base without passing a symlink: no need to resolve it
+            // again (which costs a system call a path component).
+            let Ok(rest) = entry.path().strip_prefix(&base) else { continue };
+            (real_base.join(rest), entry.file_type())
+        };
+        if kind.is_file() {
+            matched.push(Matched { relative, real });
+        } else {
+            reader.skip(&relative, source::not_regular(kind));
         }
     }
     Ok(matched)

@@ -63,7 +63,7 @@ impl Repository {
             } else {
                 String::new()
             };
-            format!("the root {} cannot be opened{relative}: {} is {e}", root.display(), tried.display())
+            format!("the root {} cannot be opened: {}: {e}{relative}", root.display(), tried.display())
         })?;
         if !canonical.is_dir() {
             return Err(format!("the root {} ({}) is not a directory", root.display(), canonical.display()));

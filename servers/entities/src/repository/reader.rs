@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::cache::{FileCache, Read};
@@ -55,25 +56,19 @@ impl<'a> Reader<'a> {
 
     /// `repository.yaml` at the canonical path `real`.
     pub fn config(&mut self, real: &Path, shown: &str) -> Result<Arc<Config>, String> {
-        let (limits, writing) = (self.limits, self.writing);
-        let read =
-            self.caches.config.read(real, writing.contains(real), limits, |text| Format::Yaml.parse(text, limits));
+        let read = read(&mut self.caches.config, real, Format::Yaml, self.limits, self.writing);
         self.note(shown, read)
     }
 
     /// A definition at the canonical path `real`.
     pub fn definition(&mut self, real: &Path, shown: &str) -> Result<Arc<Definition>, String> {
-        let (limits, writing) = (self.limits, self.writing);
-        let read =
-            self.caches.definitions.read(real, writing.contains(real), limits, |text| Format::Yaml.parse(text, limits));
+        let read = read(&mut self.caches.definitions, real, Format::Yaml, self.limits, self.writing);
         self.note(shown, read)
     }
 
     /// A record file or JSON Schema at the canonical path `real`, its format told by `shown`.
     pub fn document(&mut self, real: &Path, shown: &str) -> Result<Arc<Value>, String> {
-        let format = Format::of(shown)?;
-        let (limits, writing) = (self.limits, self.writing);
-        let read = self.caches.documents.read(real, writing.contains(real), limits, |text| format.parse(text, limits));
+        let read = read(&mut self.caches.documents, real, Format::of(shown)?, self.limits, self.writing);
         self.note(shown, read)
     }
 
@@ -83,4 +78,14 @@ impl<'a> Reader<'a> {
         }
         read.value
     }
+}
+
+fn read<T: DeserializeOwned>(
+    cache: &mut FileCache<T>,
+    real: &Path,
+    format: Format,
+    limits: &Limits,
+    writing: &Writing,
+) -> Read<T> {
+    cache.read(real, writing.contains(real), limits, |text| format.parse(text, limits))
 }

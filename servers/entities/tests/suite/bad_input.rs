@@ -322,3 +322,28 @@ fn a_json_schema_reference_is_never_fetched() {
         assert!(reason(&body).contains("not a valid JSON Schema"), "{reference}: {body}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_read_does_not_hold_up_other_requests() {
+    use tooltable_golden::client::{Client, StdioClient};
+    let repo = TempRepo::new();
+    let line = format!("  {}\n", "x".repeat(98));
+    repo.write("entities/User.yaml", simple_definition("users"))
+        .write("data/users/big.yaml", format!("id: big\nname: |\n{}", line.repeat(38_000)));
+    let root = repo.dir.path().display().to_string();
+    let mut client = Client::Stdio(StdioClient::spawn(BIN, &["mcp", "--root", &root]).unwrap());
+    let wait = Duration::from_secs(60);
+    let init =
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } });
+    client.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init })).await.unwrap();
+    client.until_response(&json!(1), wait).await.unwrap();
+    client.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await.unwrap();
+    // The first call reads the 3.7 MB file; the ping sent after it is answered first.
+    let list = json!({ "name": "object_list", "arguments": { "entity": "User" } });
+    client.send(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": list })).await.unwrap();
+    client.send(&json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" })).await.unwrap();
+    let (before_ping, _) = client.until_response(&json!(3), wait).await.unwrap();
+    assert!(before_ping.iter().all(|m| m["id"] != 2), "the call was answered before the ping: {before_ping:?}");
+    let (_, listed) = client.until_response(&json!(2), wait).await.unwrap();
+    assert_eq!(listed["result"]["structuredContent"]["objects"][0]["id"], "big", "{listed}");
+}

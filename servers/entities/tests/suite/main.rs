@@ -9,4 +9,5 @@ mod bad_input;
 mod reload;
 mod repository;
 mod rest_routes;
+mod served;
 mod tools;

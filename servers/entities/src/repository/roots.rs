@@ -4,7 +4,6 @@
 //! symlinks, again: nothing outside these places is read.
 
 use std::path::{Component, Path, PathBuf};
-
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -40,23 +39,23 @@ pub struct Config {
 impl Roots {
     /// Reads `repository.yaml` (when there is one) under the canonical `root`.
     pub fn load(root: &Path, reader: &mut Reader) -> Result<Roots, String> {
+        let mut roots = Roots { root: root.to_owned(), external: Vec::new() };
         let config_path = root.join(CONFIG_FILE);
         let config = match std::fs::symlink_metadata(&config_path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Arc::new(Config::default()),
             _ => {
-                let inside = Roots { root: root.to_owned(), external: Vec::new() };
-                let real = inside.confine(&config_path).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+                let real = roots.confine(&config_path).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
                 reader.config(&real, CONFIG_FILE).map_err(|e| format!("{CONFIG_FILE}: {e}"))?
             }
         };
-        let external = config
+        roots.external = config
             .external_roots
             .iter()
             .map(|entry| {
                 external_root(root, entry).map_err(|why| format!("{CONFIG_FILE}: the external root {entry:?} {why}"))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Roots { root: root.to_owned(), external })
+        Ok(roots)
     }
 
     /// Checks a workspace-relative path or glob lexically: relative, no `..` except the leading
@@ -115,9 +114,9 @@ fn external_root(root: &Path, entry: &str) -> Result<ExternalRoot, String> {
     }
     let dir = root.join(prefix).canonicalize().map_err(|e| format!("cannot be opened: {e}"))?;
     let allowed = root.parent().unwrap_or(root);
-    if !dir.starts_with(allowed) {
+    if dir == allowed || !dir.starts_with(allowed) {
         return Err(format!(
-            "resolves (through a symlink) to {}, outside {}, the folder holding the workspace root",
+            "resolves (through a symlink) to {}, which is not inside {}, the folder holding the workspace root",
             dir.display(),
             allowed.display()
         ));

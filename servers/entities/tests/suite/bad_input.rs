@@ -249,6 +249,7 @@ fn external_roots_go_up_once_then_only_down() {
     std::fs::create_dir_all(outer.path().join("secret")).unwrap();
     std::fs::write(outer.path().join("secret/s.yaml"), "id: secret\n").unwrap();
     std::os::unix::fs::symlink(outer.path().join("secret"), workspace.join("link")).unwrap();
+    std::os::unix::fs::symlink(&workspace, workspace.join("shared/up")).unwrap();
     std::fs::write(repo_dir.join("entities/Tag.yaml"), "Include:\n  - ../link/*.yaml\n").unwrap();
     for (entry, why) in [
         ("../../secret", "no further .."),
@@ -260,6 +261,7 @@ fn external_roots_go_up_once_then_only_down() {
         ("../*", "no glob characters"),
         ("../shared/./x", "folder names only"),
         ("../link", "resolves (through a symlink)"),
+        ("../shared/up", "which is not inside"),
     ] {
         std::fs::write(repo_dir.join("repository.yaml"), format!("ExternalRoots:\n  - {entry:?}\n")).unwrap();
         let body = call(&server_at(&repo_dir, None), "entity_list", json!({})).unwrap_err();

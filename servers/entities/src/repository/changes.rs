@@ -89,9 +89,11 @@ impl Changes {
                 Ok(wd) => {
                     self.watched.insert(wd, dir.canonicalize().unwrap_or_else(|_| dir.clone()));
                 }
-                // Out of watches: read on every call rather than miss a change.
+                // Out of watches: read on every call rather than miss a change, and, with no
+                // more events to tell when a writer is done, no file is taken as being written.
                 Err(e) if e.kind() == std::io::ErrorKind::StorageFull => {
                     self.inotify = None;
+                    self.writing.clear();
                     return;
                 }
                 // A directory gone since it was read needs no watch: its parent's watch saw it go.

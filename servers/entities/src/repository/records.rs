@@ -11,7 +11,6 @@ use serde_json_path::JsonPath;
 use super::error::LoadError;
 use super::roots;
 use super::schema::Schema;
-use super::source;
 use super::validation::RecordValidator;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,11 +50,11 @@ impl Records {
     }
 }
 
-/// A file to read records from: workspace-relative path, canonical path, parsed include
+/// A file to take records from: workspace-relative path, parsed document, parsed include
 /// selector (`None` for one record a file).
 pub struct RecordFile<'a> {
     pub relative: &'a str,
-    pub real: &'a Path,
+    pub doc: &'a Value,
     pub selector: Option<&'a JsonPath>,
 }
 
@@ -76,9 +75,7 @@ pub fn load(
 ) -> Result<Records, LoadError> {
     let mut records = Vec::new();
     for file in files {
-        let doc =
-            source::read_document(file.real, file.relative).map_err(|reason| LoadError::new(file.relative, reason))?;
-        for (origin, fields) in split(file, doc)? {
+        for (origin, fields) in split(file)? {
             let record =
                 build(schema, validator, fields, &origin).map_err(|reason| LoadError::new(file.relative, reason))?;
             records.push((origin.shown, record));
@@ -99,15 +96,15 @@ pub fn load(
 type Picked<'a> = (Origin<'a>, Map<String, Value>);
 
 /// The records of one file, with their origins.
-fn split<'a>(file: &RecordFile<'a>, doc: Value) -> Result<Vec<Picked<'a>>, LoadError> {
+fn split<'a>(file: &RecordFile<'a>) -> Result<Vec<Picked<'a>>, LoadError> {
     let fail = |reason: String| LoadError::new(file.relative, reason);
     let Some(path) = file.selector else {
         let stem = Path::new(file.relative).file_stem().and_then(|s| s.to_str());
         let origin = Origin { file: Some(file.relative), shown: file.relative.to_owned(), stem };
-        let fields = as_object(doc, "the file").map_err(fail)?;
+        let fields = as_object(file.doc.clone(), "the file").map_err(fail)?;
         return Ok(vec![(origin, fields)]);
     };
-    path.query_located(&doc)
+    path.query_located(file.doc)
         .into_iter()
         .map(|node| {
             let shown = format!("{} (at {})", file.relative, node.location());

@@ -4,10 +4,11 @@
 //! symlinks, again: nothing outside these places is read.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::source;
+use super::reader::Reader;
 
 /// The optional configuration file at the workspace root.
 const CONFIG_FILE: &str = "repository.yaml";
@@ -27,41 +28,34 @@ struct ExternalRoot {
     dir: PathBuf,
 }
 
+/// `repository.yaml` as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "PascalCase")]
-struct Config {
+pub struct Config {
     #[serde(default)]
     external_roots: Vec<String>,
 }
 
 impl Roots {
     /// Reads `repository.yaml` (when there is one) under the canonical `root`.
-    pub fn load(root: &Path) -> Result<Roots, String> {
+    pub fn load(root: &Path, reader: &mut Reader) -> Result<Roots, String> {
+        let mut roots = Roots { root: root.to_owned(), external: Vec::new() };
         let config_path = root.join(CONFIG_FILE);
-        let config: Config = if config_path.exists() {
-            let text = source::read_text(&config_path).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
-            yaml_serde::from_str(&text).map_err(|e| format!("{CONFIG_FILE}: {e}"))?
-        } else {
-            Config::default()
+        let config = match std::fs::symlink_metadata(&config_path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Arc::new(Config::default()),
+            _ => {
+                let real = roots.confine(&config_path).map_err(|e| format!("{CONFIG_FILE}: {e}"))?;
+                reader.config(&real, CONFIG_FILE).map_err(|e| format!("{CONFIG_FILE}: {e}"))?
+            }
         };
-        let external = config
+        roots.external = config
             .external_roots
             .iter()
-            .map(|prefix| {
-                let prefix = prefix.trim_end_matches('/').to_owned();
-                if !prefix.starts_with("../") || has_parent_after_leading(&prefix) {
-                    return Err(format!(
-                        "{CONFIG_FILE}: the external root {prefix:?} must begin with ../ and go down from there"
-                    ));
-                }
-                let dir = root
-                    .join(&prefix)
-                    .canonicalize()
-                    .map_err(|e| format!("{CONFIG_FILE}: the external root {prefix:?} cannot be opened: {e}"))?;
-                Ok(ExternalRoot { prefix, dir })
+            .map(|entry| {
+                external_root(root, entry).map_err(|why| format!("{CONFIG_FILE}: the external root {entry:?} {why}"))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Roots { root: root.to_owned(), external })
+        Ok(roots)
     }
 
     /// Checks a workspace-relative path or glob lexically: relative, no `..` except the leading
@@ -109,10 +103,32 @@ pub fn is_external(relative: &str) -> bool {
     relative.starts_with("../")
 }
 
-fn has_parent_after_leading(path: &str) -> bool {
-    let rest = path.trim_start_matches("../");
-    Path::new(rest).components().any(|c| matches!(c, Component::ParentDir))
+/// An external root as configured: `../` once, then only down (plain names, no globs), and,
+/// resolved through symlinks, a folder inside the one holding the workspace root.
+fn external_root(root: &Path, entry: &str) -> Result<ExternalRoot, String> {
+    let prefix = entry.trim_end_matches('/');
+    let plain = |part: &str| !part.is_empty() && part != "." && part != ".." && !part.contains(GLOB_AND_ESCAPE);
+    match prefix.strip_prefix("../") {
+        Some(below) if below.split('/').all(plain) => {}
+        _ => return Err("must be ../ followed by folder names only (no further .., no glob characters)".to_owned()),
+    }
+    let dir = root.join(prefix).canonicalize().map_err(|e| format!("cannot be opened: {e}"))?;
+    let allowed = root.parent().unwrap_or(root);
+    if dir == allowed || !dir.starts_with(allowed) {
+        return Err(format!(
+            "resolves (through a symlink) to {}, which is not inside {}, the folder holding the workspace root",
+            dir.display(),
+            allowed.display()
+        ));
+    }
+    if !dir.is_dir() {
+        return Err("is not a folder".to_owned());
+    }
+    Ok(ExternalRoot { prefix: prefix.to_owned(), dir })
 }
+
+/// Characters an include would read as a glob (or an escape), so no external root has them.
+const GLOB_AND_ESCAPE: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
 
 #[cfg(test)]
 mod tests {

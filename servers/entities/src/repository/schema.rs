@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct Schema {
     pub name: String,

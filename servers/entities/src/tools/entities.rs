@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use tooltable::{Cx, operation};
 
 use super::errors::EntityError;
-use super::service::Service;
+use super::service::{self, Service};
 use crate::repository::Schema;
 
 #[derive(Serialize, JsonSchema)]
@@ -17,7 +17,7 @@ pub struct EntityList {
 /// Lists the visible entity names, sorted by name. An allow-list removes every unlisted entity.
 #[operation(title = "List entities", read_only, idempotent, rest = "GET /entities")]
 pub async fn entity_list(cx: &Cx<Service>) -> Result<EntityList, EntityError> {
-    let snapshot = cx.snapshot()?;
+    let snapshot = service::snapshot(cx).await?;
     Ok(EntityList { entities: cx.visible(&snapshot).map(|(name, _)| name.clone()).collect() })
 }
 
@@ -37,7 +37,7 @@ pub struct EntityShow {
 /// fields, includes, inline data, source, inheritance and write settings.
 #[operation(title = "Show entity", read_only, idempotent, rest = "GET /entities/{entity}")]
 pub async fn entity_show(cx: &Cx<Service>, args: EntityArgs) -> Result<EntityShow, EntityError> {
-    let snapshot = cx.snapshot()?;
+    let snapshot = service::snapshot(cx).await?;
     let (_, entity) = cx.entity(&snapshot, &args.entity)?;
     let mut schema = Schema::clone(entity.schema.as_ref().map_err(Clone::clone)?);
     // Hidden relatives are not named: allowing an entity reveals nothing about the others.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tooltable::{Cx, operation};
 
 use super::errors::EntityError;
-use super::service::Service;
+use super::service::{self, Service};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct ExportArgs {
@@ -27,7 +27,7 @@ pub struct Export {
 /// named) as one snapshot. A blocked or unknown requested entity fails the whole call.
 #[operation(title = "Export repository", read_only, idempotent, rest = "GET /export")]
 pub async fn repository_export(cx: &Cx<Service>, args: ExportArgs) -> Result<Export, EntityError> {
-    let snapshot = cx.snapshot()?;
+    let snapshot = service::snapshot(cx).await?;
     let selected: Vec<_> = match args.entities.filter(|names| !names.is_empty()) {
         None => cx.visible(&snapshot).collect(),
         Some(names) => names.iter().map(|name| cx.entity(&snapshot, name)).collect::<Result<_, EntityError>>()?,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use tooltable::{Cx, operation};
 
 use super::errors::EntityError;
-use super::service::Service;
+use super::service::{self, Service};
 use crate::repository::Entity;
 
 #[derive(Deserialize, JsonSchema)]
@@ -33,7 +33,7 @@ pub struct FilesList {
 /// visible entity.
 #[operation(title = "List files", read_only, idempotent, rest = "GET /files")]
 pub async fn files_list(cx: &Cx<Service>, args: FilesArgs) -> Result<FilesList, EntityError> {
-    let snapshot = cx.snapshot()?;
+    let snapshot = service::snapshot(cx).await?;
     let selected: Vec<(&String, &Entity)> = match args.entity.filter(|name| !name.is_empty()) {
         None => cx.visible(&snapshot).collect(),
         Some(name) => vec![cx.entity(&snapshot, &name)?],

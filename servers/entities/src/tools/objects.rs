@@ -7,7 +7,7 @@ use tooltable::{Cx, operation};
 
 use super::entities::EntityArgs;
 use super::errors::EntityError;
-use super::service::Service;
+use super::service::{self, Service};
 use crate::repository::{Record, Snapshot};
 
 /// Where a record comes from; absent keys are false or unknown.
@@ -58,7 +58,7 @@ pub struct ObjectList {
 /// of descendant entities are not included.
 #[operation(title = "List objects", read_only, idempotent, rest = "GET /entities/{entity}/objects")]
 pub async fn object_list(cx: &Cx<Service>, args: EntityArgs) -> Result<ObjectList, EntityError> {
-    let snapshot = cx.snapshot()?;
+    let snapshot = service::snapshot(cx).await?;
     let records = cx.entity(&snapshot, &args.entity)?.1.records.as_ref().map_err(Clone::clone)?;
     let objects = records
         .all()
@@ -96,7 +96,7 @@ pub struct ObjectGet {
 /// searched: a descendant's record cannot be fetched through its parent.
 #[operation(title = "Get object", read_only, idempotent, rest = "GET /entities/{entity}/objects/{id}")]
 pub async fn object_get(cx: &Cx<Service>, args: ObjectArgs) -> Result<ObjectGet, EntityError> {
-    let snapshot = cx.snapshot()?;
+    let snapshot = service::snapshot(cx).await?;
     let records = cx.entity(&snapshot, &args.entity)?.1.records.as_ref().map_err(Clone::clone)?;
     let record = records
         .get(&args.id)

@@ -3,22 +3,39 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use tooltable::{Cx, LogLevel};
+
 use super::errors::EntityError;
 use crate::repository::{Entity, Repository, Snapshot};
+
+/// The repository for one call. The diagnostics of a read made for it (files skipped, or
+/// served in an earlier version) go to the client's log as warnings, besides the server's.
+pub async fn snapshot(cx: &Cx<Service>) -> Result<Arc<Snapshot>, EntityError> {
+    let current = cx.repository.snapshot().await?;
+    let diagnostics = &current.snapshot.diagnostics;
+    if current.fresh {
+        let shown = cx.client_diagnostics;
+        for diagnostic in diagnostics.iter().take(shown) {
+            cx.log(LogLevel::Warning, diagnostic);
+        }
+        if let Some(more) = diagnostics.len().checked_sub(shown).filter(|&n| n > 0) {
+            cx.log(LogLevel::Warning, format!("{more} more diagnostics are in the server's log"));
+        }
+    }
+    Ok(current.snapshot)
+}
 
 pub struct Service {
     pub repository: Repository,
     /// `None` exposes every entity.
     allow: Option<BTreeSet<String>>,
+    /// The most diagnostics one call sends to the client; the server's log has them all.
+    client_diagnostics: usize,
 }
 
 impl Service {
-    pub fn new(repository: Repository, allow: Option<Vec<String>>) -> Service {
-        Service { repository, allow: allow.map(|names| names.into_iter().collect()) }
-    }
-
-    pub fn snapshot(&self) -> Result<Arc<Snapshot>, EntityError> {
-        Ok(self.repository.snapshot()?)
+    pub fn new(repository: Repository, allow: Option<Vec<String>>, client_diagnostics: usize) -> Service {
+        Service { repository, allow: allow.map(|names| names.into_iter().collect()), client_diagnostics }
     }
 
     /// Whether an entity is exposed. Allowing a parent does not expose its descendants.

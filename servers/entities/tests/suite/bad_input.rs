@@ -1,7 +1,7 @@
 //! Hostile or broken repositories: each gives a clear `repository_error`, nothing outside the
 //! root is read, nothing crashes or hangs.
 
-use crate::common::{TempRepo, call, ids, simple_definition};
+use crate::common::{TempRepo, call, diagnostics, ids, server_at, server_with, simple_definition, without_hanging};
 use serde_json::{Value, json};
 
 fn repository_error(repo: &TempRepo, tool: &str, args: Value) -> Value {
@@ -159,5 +159,131 @@ fn unreadable_documents_are_clear_errors() {
         let body = repository_error(&repo, "object_list", json!({ "entity": "User" }));
         assert_eq!(body["file"], file);
         assert!(reason(&body).contains(expected), "{file} {contents:?}: {body}");
+    }
+}
+
+const PIPE: &str = "skipped: it is a named pipe, not a regular file, and is not read";
+
+#[test]
+fn named_pipes_are_skipped_never_opened() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users")).write("data/users/a.yaml", "id: a\n");
+    repo.fifo("data/users/x.yaml").fifo("entities/Pipe.yaml");
+    let root = repo.dir.path().to_owned();
+    let (ids, files, entities, diagnostics) = without_hanging(move || {
+        let s = server_at(&root, None);
+        let files = call(&s, "files_list", json!({})).unwrap();
+        (ids(&s, "User"), files, call(&s, "entity_list", json!({})).unwrap(), diagnostics(&s))
+    });
+    assert_eq!(ids, ["a"]);
+    assert_eq!(files, json!({ "files": [{ "type": "User", "file": "data/users/a.yaml" }] }));
+    assert_eq!(entities, json!({ "entities": ["User"] }));
+    assert_eq!(diagnostics, [format!("entities/Pipe.yaml: {PIPE}"), format!("data/users/x.yaml: {PIPE}")]);
+}
+
+#[test]
+fn named_pipes_where_a_file_is_named_are_errors_not_hangs() {
+    let repo = TempRepo::new();
+    repo.write("entities/Item.yaml", "JSONSchema: schemas/item.json\n").fifo("schemas/item.json");
+    let root = repo.dir.path().to_owned();
+    let body = without_hanging(move || call(&server_at(&root, None), "object_list", json!({ "entity": "Item" })));
+    let body = body.unwrap_err();
+    assert_eq!(
+        (&body["file"], reason(&body)),
+        (&json!("schemas/item.json"), "it is a named pipe, not a regular file, and is not read")
+    );
+    repo.fifo("repository.yaml");
+    let root = repo.dir.path().to_owned();
+    let body = without_hanging(move || call(&server_at(&root, None), "entity_list", json!({}))).unwrap_err();
+    assert_eq!(reason(&body), "repository.yaml: it is a named pipe, not a regular file, and is not read");
+}
+
+#[test]
+fn deeply_nested_documents_are_refused_before_they_are_parsed() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users")).write("data/users/deep.yaml", "[".repeat(200_000));
+    let body = repository_error(&repo, "object_list", json!({ "entity": "User" }));
+    assert_eq!(body["file"], "data/users/deep.yaml");
+    assert_eq!(reason(&body), "the document nests deeper than the limit of 64 levels (at line 1, column 65)");
+    repo.write("entities/Deep.yaml", format!("InlineData:\n  - {}", "{a: ".repeat(100_000)));
+    let body = repository_error(&repo, "entity_show", json!({ "entity": "Deep" }));
+    assert_eq!(body["file"], "entities/Deep.yaml");
+    assert!(reason(&body).starts_with("the document nests deeper than the limit of 64 levels"), "{body}");
+    repo.write("entities/Thing.yaml", "Include:\n  - things/*.json\n")
+        .write("things/a.json", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)));
+    let body = repository_error(&repo, "object_list", json!({ "entity": "Thing" }));
+    assert_eq!(
+        (&body["file"], reason(&body)),
+        (&json!("things/a.json"), "the document nests deeper than the limit of 64 levels")
+    );
+}
+
+#[test]
+fn the_depth_limit_is_a_setting() {
+    let repo = TempRepo::new();
+    repo.write("entities/Thing.yaml", "Include:\n  - things/*.yaml\n").write("things/a.yaml", "id: a\nx: [[1]]\n");
+    let shallow = server_with(repo.dir.path(), |o| o.max_depth = 2);
+    let body = call(&shallow, "object_list", json!({ "entity": "Thing" })).unwrap_err();
+    assert_eq!(reason(&body), "the document nests deeper than the limit of 2 levels (at line 2, column 5)");
+    assert_eq!(ids(&server_with(repo.dir.path(), |o| o.max_depth = 3), "Thing"), ["a"]);
+}
+
+#[test]
+fn the_file_size_limit_is_a_setting() {
+    let repo = TempRepo::new();
+    repo.write("entities/User.yaml", simple_definition("users"))
+        .write("data/users/a.yaml", format!("id: a\nname: {}\n", "x".repeat(200)));
+    let small = server_with(repo.dir.path(), |o| o.max_file_bytes = 100);
+    let body = call(&small, "object_list", json!({ "entity": "User" })).unwrap_err();
+    assert_eq!(reason(&body), "the file is larger than the limit of 100 bytes (--max-file-bytes)");
+    assert_eq!(ids(&repo.server(), "User"), ["a"]);
+}
+
+#[test]
+fn external_roots_go_up_once_then_only_down() {
+    let outer = tempfile::tempdir().unwrap();
+    let workspace = outer.path().join("ws");
+    let repo_dir = workspace.join("repo");
+    std::fs::create_dir_all(repo_dir.join("entities")).unwrap();
+    std::fs::create_dir_all(workspace.join("shared")).unwrap();
+    std::fs::create_dir_all(outer.path().join("secret")).unwrap();
+    std::fs::write(outer.path().join("secret/s.yaml"), "id: secret\n").unwrap();
+    std::os::unix::fs::symlink(outer.path().join("secret"), workspace.join("link")).unwrap();
+    std::os::unix::fs::symlink(&workspace, workspace.join("shared/up")).unwrap();
+    std::fs::write(repo_dir.join("entities/Tag.yaml"), "Include:\n  - ../link/*.yaml\n").unwrap();
+    for (entry, why) in [
+        ("../../secret", "no further .."),
+        ("../../../../etc", "no further .."),
+        ("/etc", "must be ../"),
+        ("../shared/../../secret", "no further .."),
+        ("..", "must be ../"),
+        ("../", "must be ../"),
+        ("../*", "no glob characters"),
+        ("../shared/./x", "folder names only"),
+        ("../link", "resolves (through a symlink)"),
+        ("../shared/up", "which is not inside"),
+    ] {
+        std::fs::write(repo_dir.join("repository.yaml"), format!("ExternalRoots:\n  - {entry:?}\n")).unwrap();
+        let body = call(&server_at(&repo_dir, None), "entity_list", json!({})).unwrap_err();
+        assert_eq!(body["error"], "repository_error", "{entry}");
+        let reason = reason(&body);
+        assert!(reason.starts_with(&format!("repository.yaml: the external root {entry:?}")), "{entry}: {body}");
+        assert!(reason.contains(why), "{entry}: {body}");
+    }
+}
+
+#[test]
+fn a_json_schema_reference_is_never_fetched() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.json");
+    std::fs::write(&secret, r#"{"type": "object"}"#).unwrap();
+    let repo = TempRepo::new();
+    for reference in [format!("file://{}", secret.display()), "http://127.0.0.1:9/schema.json".to_owned()] {
+        repo.write("entities/Item.yaml", "JSONSchema: schemas/item.json\nInclude:\n  - items/*.json\n")
+            .write("schemas/item.json", json!({ "$ref": reference }).to_string())
+            .write("items/a.json", r#"{"id": "a"}"#);
+        let body = repository_error(&repo, "object_list", json!({ "entity": "Item" }));
+        assert_eq!(body["file"], "entities/Item.yaml", "{reference}");
+        assert!(reason(&body).contains("not a valid JSON Schema"), "{reference}: {body}");
     }
 }

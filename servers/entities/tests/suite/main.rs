@@ -4,7 +4,10 @@
 
 mod common;
 
+mod arbitrary;
 mod bad_input;
+mod reload;
 mod repository;
 mod rest_routes;
+mod served;
 mod tools;

@@ -231,11 +231,7 @@ fn edits_are_seen_on_the_next_call() {
 
 #[test]
 fn a_broken_file_spoils_only_its_entity() {
-    let repo = TempRepo::new();
-    repo.write("entities/User.yaml", simple_definition("users"))
-        .write("entities/Post.yaml", simple_definition("posts"))
-        .write("data/users/a.yaml", "id: a\n")
-        .write("data/posts/p.yaml", "id: p\n");
+    let repo = TempRepo::users_and_posts();
     let s = repo.server();
     repo.write("data/users/a.yaml", "id: [unclosed\n");
     let body = call(&s, "object_get", json!({ "entity": "User", "id": "a" })).unwrap_err();
@@ -246,8 +242,10 @@ fn a_broken_file_spoils_only_its_entity() {
     assert_eq!(ids(&s, "Post"), ["p"]);
     assert!(call(&s, "entity_show", json!({ "entity": "User" })).is_ok(), "the definition itself is fine");
     assert!(call(&s, "files_list", json!({ "entity": "User" })).is_ok());
-    // A broken definition: its entity is still listed, and fails with the reason.
+    // A broken definition (read by a server that never saw it whole): its entity is still
+    // listed, and fails with the reason.
     repo.write("entities/User.yaml", "Fields: [oops\n");
+    let s = repo.server();
     assert_eq!(call(&s, "entity_list", json!({})).unwrap(), json!({ "entities": ["Post", "User"] }));
     let body = call(&s, "entity_show", json!({ "entity": "User" })).unwrap_err();
     assert_eq!(body["file"], "entities/User.yaml");

@@ -1,10 +1,13 @@
 //! A repository in a temporary folder and in-process tool calls against it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use tooltable::Server;
 
+use entities::repository::Snapshot;
 use entities::tools::service::Service;
 
 pub struct TempRepo {
@@ -19,11 +22,35 @@ impl TempRepo {
         TempRepo { dir }
     }
 
+    /// User and Post (`simple_definition`), with the records `a` and `p`.
+    pub fn users_and_posts() -> TempRepo {
+        let repo = TempRepo::new();
+        repo.write("entities/User.yaml", simple_definition("users"))
+            .write("entities/Post.yaml", simple_definition("posts"))
+            .write("data/users/a.yaml", "id: a\n")
+            .write("data/posts/p.yaml", "id: p\n");
+        repo
+    }
+
     /// Writes a file (its folders created) under the root.
     pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> &TempRepo {
         let path = self.dir.path().join(relative);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("folders");
         std::fs::write(path, contents).expect("written");
+        self
+    }
+
+    /// The absolute path of a file under the root.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// Makes a named pipe (its folders created) under the root.
+    pub fn fifo(&self, relative: &str) -> &TempRepo {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("folders");
+        let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo runs");
+        assert!(made.success(), "mkfifo {}", path.display());
         self
     }
 
@@ -41,15 +68,52 @@ impl TempRepo {
 }
 
 pub fn server_at(root: &Path, allow: Option<&[&str]>) -> Server<Service> {
-    let options =
-        entities::Options { root: root.to_owned(), allow: allow.map(|a| a.iter().map(|s| s.to_string()).collect()) };
+    let options = entities::Options {
+        allow: allow.map(|a| a.iter().map(|s| s.to_string()).collect()),
+        ..entities::Options::at(root)
+    };
     entities::server(options).expect("the server builds")
+}
+
+/// A server whose options differ from the defaults as `change` says.
+pub fn server_with(root: &Path, change: impl FnOnce(&mut entities::Options)) -> Server<Service> {
+    let mut options = entities::Options::at(root);
+    change(&mut options);
+    entities::server(options).expect("the server builds")
+}
+
+fn block_on<T>(future: impl Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread().build().expect("a runtime").block_on(future)
+}
+
+/// The repository as the server's next call sees it.
+pub fn snapshot(server: &Server<Service>) -> Arc<Snapshot> {
+    block_on(server.state().repository.snapshot()).expect("the repository reads").snapshot
+}
+
+/// The diagnostics of the repository as the server's next call sees it, as text.
+pub fn diagnostics(server: &Server<Service>) -> Vec<String> {
+    snapshot(server).diagnostics.iter().map(ToString::to_string).collect()
 }
 
 /// One tool call in process: the result, or the error body.
 pub fn call(server: &Server<Service>, tool: &str, args: Value) -> Result<Value, Value> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
-    runtime.block_on(server.call(tool, args)).map_err(|failure| failure.body)
+    block_on(server.call(tool, args)).map_err(|failure| failure.body)
+}
+
+/// One GET over a fresh connection: the status and the JSON body.
+pub async fn http_get(base: &str, path: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connected");
+    // HTTP/1.0: the body comes whole, not chunked, and the connection closes after it.
+    let request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("sent");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("read");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status");
+    (status, serde_json::from_str(body).expect("a JSON body"))
 }
 
 /// The `error` code of a failed call.
@@ -71,4 +135,14 @@ pub fn simple_definition(folder: &str) -> String {
 pub fn ids(server: &Server<Service>, entity: &str) -> Vec<String> {
     let list = call(server, "object_list", serde_json::json!({ "entity": entity })).expect("object_list");
     list["objects"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// Runs `f` on a thread of its own and fails if it has not finished within a minute: a hang
+/// is a failed test, not a stuck test run.
+pub fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("finished instead of hanging")
 }

@@ -173,8 +173,8 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
     };
     // Spanned on the return type, so that a non-`Result` return is reported there, as it is
     // for `output_schema::<#ty>` (otherwise the span runs from the fn name to the return type).
-    let into_outcome = quote_spanned! {sig.output.span()=>
-        ::tooltable::__private::into_outcome(Self::run(#cx_arg #args_arg).await)
+    let into_call_result = quote_spanned! {sig.output.span()=>
+        ::tooltable::__private::into_call_result(Self::run(#cx_arg #args_arg).await)
     };
 
     // Spanned on the function's name so that an unused operation gets the dead-code warning.
@@ -225,13 +225,13 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
                 &self,
                 #cx_param: ::tooltable::Cx<#state>,
                 __json: ::tooltable::__private::Value,
-            ) -> ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::Outcome> {
+            ) -> ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::CallResult> {
                 ::std::boxed::Box::pin(async move {
                     let #args_binding: #args_ty = match ::tooltable::__private::parse_args(__json) {
                         ::core::result::Result::Ok(__parsed) => __parsed,
                         ::core::result::Result::Err(__outcome) => return __outcome,
                     };
-                    #into_outcome
+                    #into_call_result
                 })
             }
         }

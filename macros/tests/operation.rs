@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{Annotations, Cx, ErrorKind, Operation, Output, Server};
+use tooltable::{Annotations, CallOutput, Cx, ErrorKind, Operation, Server};
 use tooltable_macros::operation;
 
 pub struct Models {
@@ -125,7 +125,7 @@ async fn call_parses_arguments_and_returns_the_result() {
     let cx = Cx::detached(&server);
 
     let ok = get_state.call(cx.clone(), json!({ "id": "a", "fields": ["x", "y"] })).await;
-    assert_eq!(ok, Ok(Output::Json(json!({ "id": "m-a", "fields": 2 }))));
+    assert_eq!(ok, Ok(CallOutput::Json(json!({ "id": "m-a", "fields": 2 }))));
 
     let not_found = get_state.call(cx.clone(), json!({ "id": "missing" })).await.unwrap_err();
     assert_eq!(not_found.kind, ErrorKind::NotFound);
@@ -135,9 +135,9 @@ async fn call_parses_arguments_and_returns_the_result() {
     assert_eq!(invalid.kind, ErrorKind::InvalidInput);
 
     let created = Operation::<Models>::call(&create, cx.clone(), json!({ "kind": "k", "model": [1] })).await;
-    assert_eq!(created, Ok(Output::Json(json!({ "kind": "k", "model": [1] }))));
+    assert_eq!(created, Ok(CallOutput::Json(json!({ "kind": "k", "model": [1] }))));
 
-    assert_eq!(count.call(cx.clone(), json!({})).await, Ok(Output::Json(json!(2))));
+    assert_eq!(count.call(cx.clone(), json!({})).await, Ok(CallOutput::Json(json!(2))));
     let extra = count.call(cx, json!({ "unexpected": 1 })).await.unwrap_err();
     assert_eq!(extra.kind, ErrorKind::InvalidInput, "an operation without arguments takes none");
 }

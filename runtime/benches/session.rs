@@ -10,7 +10,8 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Error, Outbox, Outgoing, Server, Session, operation, table};
+use tooltable::transport::{Outbox, Outgoing, Session};
+use tooltable::{Error, Server, operation, table};
 
 #[derive(Deserialize, JsonSchema)]
 struct AddNumbers {
@@ -93,7 +94,9 @@ fn main() {
         println!("{what:<44} {ns:>8.0} ns {allocations:>6.1} allocations per message");
     };
     println!("in process, {CALLS} messages each, one session, answers counted and dropped:");
-    time("decode a tools/call line (jsonrpc::decode)", &lines, &|l| drop(black_box(tooltable::jsonrpc::decode(l))));
+    time("decode a tools/call line (jsonrpc::decode)", &lines, &|l| {
+        drop(black_box(tooltable::transport::jsonrpc::decode(l)))
+    });
     time("ping: decode, answer", &pings, &|l| session.handle_bytes(l));
     time("tools/call add_numbers: decode ... answer", &lines, &|l| session.handle_bytes(l));
     assert!(written.load(Ordering::Relaxed) > 0);

@@ -1,7 +1,7 @@
 //! What the `#[operation]` expansion calls. Not a public API: names here may change at any time.
 
 pub use crate::operation::{BoxFuture, OperationMeta, StaticRestRoute};
-pub use crate::outcome::{IntoOutcome, Outcome};
+pub use crate::outcome::{CallResult, IntoCallResult};
 pub use serde_json::Value;
 
 use std::marker::PhantomData;
@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::outcome::{ErrorKind, Failure, ToolOutput};
+use crate::outcome::{ErrorKind, IntoCallOutput, ToolFailure};
 
 /// The argument type of an operation that takes none: an empty object.
 #[derive(serde::Deserialize)]
@@ -74,19 +74,19 @@ impl<R> NoErrorSchema for &ErrorSchemaProbe<R> {
 }
 
 /// The outputSchema implied by an operation's return type.
-pub fn output_schema<R: IntoOutcome>() -> Option<Value> {
+pub fn output_schema<R: IntoCallResult>() -> Option<Value> {
     R::output_schema()
 }
 
 /// The outputSchema of `output = T`.
-pub fn explicit_output_schema<T: ToolOutput>() -> Option<Value> {
+pub fn explicit_output_schema<T: IntoCallOutput>() -> Option<Value> {
     T::output_schema()
 }
 
 /// Deserialises validated arguments; what serde still refuses is an invalid-input failure.
-pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, Outcome> {
+pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, CallResult> {
     serde_json::from_value(args).map_err(|e| {
-        Err(Failure {
+        Err(ToolFailure {
             kind: ErrorKind::InvalidInput,
             body: serde_json::json!({ "error": "Invalid arguments", "message": e.to_string() }),
         })
@@ -94,6 +94,6 @@ pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, Outcome> {
 }
 
 /// Turns what the function returned into the table's outcome.
-pub fn into_outcome<R: IntoOutcome>(r: R) -> Outcome {
-    r.into_outcome()
+pub fn into_call_result<R: IntoCallResult>(r: R) -> CallResult {
+    r.into_call_result()
 }

@@ -23,6 +23,16 @@ impl<S> Clone for Cx<S> {
     }
 }
 
+impl<S> std::fmt::Debug for Cx<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cx")
+            .field("server", &self.server.0.info.name)
+            .field("request_id", &self.scope.as_ref().map(|s| &s.request_id))
+            .field("stateless", &self.scope.as_ref().is_some_and(|s| s.stateless.is_some()))
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S> std::ops::Deref for Cx<S> {
     type Target = S;
     fn deref(&self) -> &S {
@@ -278,9 +288,9 @@ impl InputRequest {
     fn declared(&self, capabilities: &Value) -> bool {
         match self.capability {
             "" => true,
-            "elicitation.form" => capabilities
-                .get("elicitation")
-                .is_some_and(|e| e.get("form").is_some() || e.get("url").is_none()),
+            "elicitation.form" => {
+                capabilities.get("elicitation").is_some_and(|e| e.get("form").is_some() || e.get("url").is_none())
+            }
             path => path.split('.').try_fold(capabilities, |c, key| c.get(key)).is_some(),
         }
     }

@@ -50,6 +50,7 @@ extern crate self as tooltable;
 mod content;
 mod context;
 mod descriptor;
+#[doc(hidden)]
 pub mod jsonrpc;
 mod logging;
 pub mod numbers;
@@ -72,18 +73,30 @@ pub use content::{Content, ContentBlock, ResourceContents};
 pub use context::{ClientRequestError, Cx, InputRequest};
 pub use descriptor::ToolDescriptor;
 pub use logging::LogLevel;
-pub use operation::{Annotations, BoxFuture, Operation, RestRoute};
+pub use operation::{Annotations, Operation, RestRoute};
 pub use outcome::{
-    Error, ErrorKind, Failure, IntoOutcome, Outcome, Output, ToolError, ToolOutput, UrlElicitation,
-    UrlElicitationRequired,
+    CallOutput, CallResult, Error, ErrorKind, ToolError, ToolFailure, UrlElicitation, UrlElicitationRequired,
 };
+// Named in the compiler's messages about a wrong return type; never written by hand.
+#[doc(hidden)]
+pub use outcome::{IntoCallOutput, IntoCallResult};
 pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
-pub use resources::{Resource, ResourceRequest, ResourceTemplate, match_template};
 pub use request_state::{StateError, StateKey};
+pub use resources::{Resource, ResourceRequest, ResourceTemplate};
 pub use server::{Config, Server, ServerBuilder, ServerInfo};
-pub use session::{
-    CacheHint, CacheScope, HANDSHAKE_VERSIONS, LATEST_VERSION, Outbox, Outgoing, Route, STATELESS_VERSIONS,
-    SUPPORTED_VERSIONS, Session,
-};
-pub use table::{DynamicTool, Entry, Table, TableError};
+pub use session::{CacheHint, CacheScope};
+pub use table::{DynamicTool, TableError};
 pub use tooltable_macros::operation;
+
+/// What a transport needs and a server author does not: the session that takes messages in and
+/// gives them out through an [`Outbox`](transport::Outbox), the JSON-RPC codec, the protocol
+/// versions, and the table of tools as the session sees it.
+pub mod transport {
+    pub use crate::jsonrpc;
+    pub use crate::operation::BoxFuture;
+    pub use crate::resources::match_template;
+    pub use crate::session::{
+        HANDSHAKE_VERSIONS, LATEST_VERSION, Outbox, Outgoing, Route, STATELESS_VERSIONS, SUPPORTED_VERSIONS, Session,
+    };
+    pub use crate::table::{Entry, Table};
+}

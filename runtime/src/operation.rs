@@ -6,7 +6,7 @@ use std::pin::Pin;
 use serde_json::Value;
 
 use crate::context::Cx;
-use crate::outcome::Outcome;
+use crate::outcome::CallResult;
 
 /// A boxed future that may cross threads, the shape every call takes inside the table.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -87,7 +87,7 @@ pub trait Operation<S>: Send + Sync + 'static {
     #[doc(hidden)]
     fn meta(&self) -> OperationMeta;
     /// Runs the operation on JSON arguments (deserialisation failures become invalid-input failures).
-    fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Outcome>;
+    fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, CallResult>;
 }
 
 /// Builds a list of boxed operations for a table: `table![list_models, get_state]`.

@@ -68,15 +68,15 @@ impl ErrorKind {
 
 /// A tool failure as the runtime carries it: a kind and the JSON body the caller sees.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
+pub struct ToolFailure {
     pub kind: ErrorKind,
     pub body: Value,
 }
 
-impl Failure {
+impl ToolFailure {
     /// A failure whose body is `{"error": message}`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure { kind, body: json!({ "error": message.into() }) }
+        ToolFailure { kind, body: json!({ "error": message.into() }) }
     }
 }
 
@@ -94,12 +94,12 @@ pub trait ToolError: Serialize {
     }
 }
 
-impl<E: ToolError> From<E> for Failure {
-    fn from(e: E) -> Failure {
+impl<E: ToolError> From<E> for ToolFailure {
+    fn from(e: E) -> ToolFailure {
         match serde_json::to_value(&e) {
             Ok(mut body) => {
                 crate::numbers::normalize(&mut body);
-                Failure { kind: e.kind(), body }
+                ToolFailure { kind: e.kind(), body }
             }
             Err(err) => unserializable("error", &err),
         }
@@ -108,8 +108,8 @@ impl<E: ToolError> From<E> for Failure {
 
 /// A value the operation returned that serde could not write: an internal failure, never a
 /// success with a made-up body.
-fn unserializable(what: &str, err: &serde_json::Error) -> Failure {
-    Failure::new(ErrorKind::Internal, format!("the operation's {what} could not be serialised: {err}"))
+fn unserializable(what: &str, err: &serde_json::Error) -> ToolFailure {
+    ToolFailure::new(ErrorKind::Internal, format!("the operation's {what} could not be serialised: {err}"))
 }
 
 /// One URL-mode elicitation the user must complete before the request can be retried.
@@ -217,58 +217,58 @@ impl ToolError for Error {
 
 /// The successful result of an operation: a JSON value, or content blocks given as they are.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Output {
+pub enum CallOutput {
     Json(Value),
     Content(Content),
 }
 
 /// What the table gets back from every call.
-pub type Outcome = Result<Output, Failure>;
+pub type CallResult = Result<CallOutput, ToolFailure>;
 
 /// A success type an operation may return: any `Serialize + JsonSchema` value, or [`Content`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an operation's success type",
     note = "return a type that is `Serialize + JsonSchema`, or `tooltable::Content`"
 )]
-pub trait ToolOutput {
+pub trait IntoCallOutput {
     /// The value as the client will see it; a value serde cannot write is an internal failure.
-    fn into_output(self) -> Result<Output, Failure>;
+    fn into_output(self) -> Result<CallOutput, ToolFailure>;
     /// The outputSchema this type declares: its schema when that is an object, else none.
     fn output_schema() -> Option<Value>;
 }
 
-impl<T: Serialize + JsonSchema> ToolOutput for T {
-    fn into_output(self) -> Result<Output, Failure> {
+impl<T: Serialize + JsonSchema> IntoCallOutput for T {
+    fn into_output(self) -> Result<CallOutput, ToolFailure> {
         let mut v = serde_json::to_value(self).map_err(|e| unserializable("result", &e))?;
         crate::numbers::normalize(&mut v);
-        Ok(Output::Json(v))
+        Ok(CallOutput::Json(v))
     }
     fn output_schema() -> Option<Value> {
         crate::schema::object_schema_of::<T>()
     }
 }
 
-impl ToolOutput for Content {
-    fn into_output(self) -> Result<Output, Failure> {
-        Ok(Output::Content(self))
+impl IntoCallOutput for Content {
+    fn into_output(self) -> Result<CallOutput, ToolFailure> {
+        Ok(CallOutput::Content(self))
     }
     fn output_schema() -> Option<Value> {
         None
     }
 }
 
-/// The return type of an operation: `Result<T, E>` with `T: ToolOutput` and `E: ToolError`.
+/// The return type of an operation: `Result<T, E>` with `T: IntoCallOutput` and `E: ToolError`.
 #[diagnostic::on_unimplemented(
     message = "an operation must return `Result<T, E>`, not `{Self}`",
-    note = "T is `Serialize + JsonSchema` (or `tooltable::Content`); E implements `tooltable::ToolError` (or is `tooltable::Failure`)"
+    note = "T is `Serialize + JsonSchema` (or `tooltable::Content`); E implements `tooltable::ToolError` (or is `tooltable::ToolFailure`)"
 )]
-pub trait IntoOutcome {
-    fn into_outcome(self) -> Outcome;
+pub trait IntoCallResult {
+    fn into_call_result(self) -> CallResult;
     fn output_schema() -> Option<Value>;
 }
 
-impl<T: ToolOutput, E: Into<Failure>> IntoOutcome for Result<T, E> {
-    fn into_outcome(self) -> Outcome {
+impl<T: IntoCallOutput, E: Into<ToolFailure>> IntoCallResult for Result<T, E> {
+    fn into_call_result(self) -> CallResult {
         match self {
             Ok(v) => v.into_output(),
             Err(e) => Err(e.into()),

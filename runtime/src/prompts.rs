@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::content::ContentBlock;
 use crate::context::Cx;
 use crate::operation::BoxFuture;
-use crate::outcome::Failure;
+use crate::outcome::ToolFailure;
 
 /// A prompt as `prompts/list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,12 +82,12 @@ pub struct PromptResult {
 pub type PromptArgs = BTreeMap<String, String>;
 
 pub(crate) type PromptHandler<S> =
-    Arc<dyn Fn(Cx<S>, PromptArgs) -> BoxFuture<'static, Result<PromptResult, Failure>> + Send + Sync>;
+    Arc<dyn Fn(Cx<S>, PromptArgs) -> BoxFuture<'static, Result<PromptResult, ToolFailure>> + Send + Sync>;
 
 pub(crate) fn prompt_handler<S, F, Fut>(f: F) -> PromptHandler<S>
 where
     F: Fn(Cx<S>, PromptArgs) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<PromptResult, Failure>> + Send + 'static,
+    Fut: Future<Output = Result<PromptResult, ToolFailure>> + Send + 'static,
 {
     Arc::new(move |cx, args| Box::pin(f(cx, args)))
 }
@@ -111,12 +111,12 @@ pub struct CompletionRequest {
 }
 
 pub(crate) type CompletionHandler<S> =
-    Arc<dyn Fn(Cx<S>, CompletionRequest) -> BoxFuture<'static, Result<Vec<String>, Failure>> + Send + Sync>;
+    Arc<dyn Fn(Cx<S>, CompletionRequest) -> BoxFuture<'static, Result<Vec<String>, ToolFailure>> + Send + Sync>;
 
 pub(crate) fn completion_handler<S, F, Fut>(f: F) -> CompletionHandler<S>
 where
     F: Fn(Cx<S>, CompletionRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Vec<String>, Failure>> + Send + 'static,
+    Fut: Future<Output = Result<Vec<String>, ToolFailure>> + Send + 'static,
 {
     Arc::new(move |cx, req| Box::pin(f(cx, req)))
 }

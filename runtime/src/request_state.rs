@@ -153,7 +153,8 @@ mod tests {
 
     #[test]
     fn instances_given_one_secret_share_the_key() {
-        let (a, b) = (StateKey::from_secret(b"0123456789abcdef").unwrap(), StateKey::from_secret(b"0123456789abcdef").unwrap());
+        let (a, b) =
+            (StateKey::from_secret(b"0123456789abcdef").unwrap(), StateKey::from_secret(b"0123456789abcdef").unwrap());
         let state = a.seal("r", &Map::new());
         assert_eq!(b.open(&state, "r"), Ok(Map::new()));
         assert!(StateKey::from_secret(b"short").is_none());

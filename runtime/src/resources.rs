@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::content::ResourceContents;
 use crate::context::Cx;
 use crate::operation::BoxFuture;
-use crate::outcome::Failure;
+use crate::outcome::ToolFailure;
 
 /// A resource as `resources/list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -81,12 +81,12 @@ pub struct ResourceRequest {
 }
 
 pub(crate) type ReadHandler<S> =
-    Arc<dyn Fn(Cx<S>, ResourceRequest) -> BoxFuture<'static, Result<Vec<ResourceContents>, Failure>> + Send + Sync>;
+    Arc<dyn Fn(Cx<S>, ResourceRequest) -> BoxFuture<'static, Result<Vec<ResourceContents>, ToolFailure>> + Send + Sync>;
 
 pub(crate) fn read_handler<S, F, Fut>(f: F) -> ReadHandler<S>
 where
     F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Vec<ResourceContents>, Failure>> + Send + 'static,
+    Fut: Future<Output = Result<Vec<ResourceContents>, ToolFailure>> + Send + 'static,
 {
     Arc::new(move |cx, req| Box::pin(f(cx, req)))
 }

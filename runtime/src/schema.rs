@@ -9,9 +9,25 @@ use serde_json::{Map, Value};
 /// ...), which validators ignore and hosts warn about on every listing; `minimum: 0` and
 /// `type: integer` already say what they meant.
 const STANDARD_FORMATS: [&str; 19] = [
-    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
-    "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
-    "relative-json-pointer", "regex",
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
 ];
 
 /// Makes every schema one a host accepts: a subschema written `true` becomes `{}` (the MCP schema
@@ -92,8 +108,11 @@ pub fn success_or_errors(success: &Value, errors: &Value) -> Value {
     let (mut success, mut errors) = (success.clone(), errors.clone());
     let mut defs = take_defs(&mut success);
     let mut error_defs = take_defs(&mut errors);
-    let clashes: Vec<String> =
-        error_defs.iter().filter(|(name, def)| defs.get(*name).is_some_and(|d| d != *def)).map(|(n, _)| n.clone()).collect();
+    let clashes: Vec<String> = error_defs
+        .iter()
+        .filter(|(name, def)| defs.get(*name).is_some_and(|d| d != *def))
+        .map(|(n, _)| n.clone())
+        .collect();
     for name in clashes {
         let renamed = format!("{name}Error");
         rename_ref(&mut errors, &name, &renamed);

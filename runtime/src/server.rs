@@ -12,16 +12,16 @@ use crate::content::ResourceContents;
 use crate::context::Cx;
 use crate::jsonrpc::{RpcError, code};
 use crate::operation::Operation;
-use crate::outcome::{ErrorKind, Failure, Outcome, Output};
+use crate::outcome::{CallOutput, CallResult, ErrorKind, ToolFailure};
 use crate::prompts::{
     CompletionHandler, CompletionRequest, Prompt, PromptArgs, PromptResult, RegisteredPrompt, completion_handler,
     prompt_handler,
 };
+use crate::request_state::StateKey;
 use crate::resources::{
     ReadHandler, Resource, ResourceRequest, ResourceTemplate, StaticResource, TemplateResource, match_template,
     read_handler,
 };
-use crate::request_state::StateKey;
 use crate::session::{CacheHint, SessionCore};
 use crate::table::{DynamicTool, Entry, Table, TableError};
 
@@ -143,7 +143,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
     /// faults; a schema violation is a tool failure.
-    pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<Outcome, RpcError> {
+    pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<CallResult, RpcError> {
         self.tool(name)?.call(cx, args).await
     }
 
@@ -154,19 +154,21 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as
     /// their JSON), or the failure's body. A protocol fault (an unknown tool, arguments that are
     /// no object) comes back as a bad-request failure.
-    pub async fn call(&self, name: &str, args: Value) -> Result<Value, Failure> {
+    pub async fn call(&self, name: &str, args: Value) -> Result<Value, ToolFailure> {
         match self.call_tool(Cx::detached(self), name, Some(args)).await {
-            Ok(Ok(Output::Json(value))) => Ok(value),
-            Ok(Ok(Output::Content(content))) => Ok(serde_json::to_value(content).unwrap_or(Value::Null)),
+            Ok(Ok(CallOutput::Json(value))) => Ok(value),
+            Ok(Ok(CallOutput::Content(content))) => Ok(serde_json::to_value(content).unwrap_or(Value::Null)),
             Ok(Err(failure)) => Err(failure),
-            Err(e) => Err(Failure::new(ErrorKind::BadRequest, e.message)),
+            Err(e) => Err(ToolFailure::new(ErrorKind::BadRequest, e.message)),
         }
     }
 
     /// Reads a resource by URI: a fixed resource first, then the templates in order.
     pub async fn read_resource(&self, cx: Cx<S>, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
         let (read, params) = self.find_resource(uri).ok_or_else(|| resource_not_found(uri))?;
-        read(cx, ResourceRequest { uri: uri.to_owned(), params }).await.map_err(|f| failure_to_rpc(f, || resource_not_found(uri)))
+        read(cx, ResourceRequest { uri: uri.to_owned(), params })
+            .await
+            .map_err(|f| failure_to_rpc(f, || resource_not_found(uri)))
     }
 
     pub(crate) fn find_resource(
@@ -183,12 +185,7 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     pub(crate) async fn get_prompt(&self, cx: Cx<S>, name: &str, args: PromptArgs) -> Result<PromptResult, RpcError> {
-        let p = self
-            .0
-            .prompts
-            .iter()
-            .find(|p| p.prompt.name == name)
-            .ok_or_else(|| prompt_not_found(name))?;
+        let p = self.0.prompts.iter().find(|p| p.prompt.name == name).ok_or_else(|| prompt_not_found(name))?;
         if let Some(missing) = p.prompt.arguments.iter().find(|a| a.required && !args.contains_key(&a.name)) {
             return Err(RpcError::invalid_params(format!("prompt {name} needs the argument {}", missing.name)));
         }
@@ -239,7 +236,7 @@ pub(crate) fn prompt_not_found(name: &str) -> RpcError {
 
 /// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body; a
 /// not-found failure the error `not_found` makes for what was asked.
-fn failure_to_rpc(f: Failure, not_found: impl FnOnce() -> RpcError) -> RpcError {
+fn failure_to_rpc(f: ToolFailure, not_found: impl FnOnce() -> RpcError) -> RpcError {
     let code = match f.kind {
         ErrorKind::NotFound => return not_found().with_data(f.body),
         ErrorKind::InvalidInput | ErrorKind::BadRequest => code::INVALID_PARAMS,
@@ -267,7 +264,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     pub fn resource<F, Fut>(mut self, resource: Resource, read: F) -> Self
     where
         F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<ResourceContents>, Failure>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolFailure>> + Send + 'static,
     {
         self.resources.push(StaticResource { resource, read: read_handler(read) });
         self
@@ -275,7 +272,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, read: F) -> Self
     where
         F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<ResourceContents>, Failure>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolFailure>> + Send + 'static,
     {
         self.templates.push(TemplateResource { template, read: read_handler(read) });
         self
@@ -283,7 +280,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     pub fn prompt<F, Fut>(mut self, prompt: Prompt, get: F) -> Self
     where
         F: Fn(Cx<S>, PromptArgs) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<PromptResult, Failure>> + Send + 'static,
+        Fut: Future<Output = Result<PromptResult, ToolFailure>> + Send + 'static,
     {
         self.prompts.push(RegisteredPrompt { prompt, get: prompt_handler(get) });
         self
@@ -292,7 +289,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     pub fn completion<F, Fut>(mut self, complete: F) -> Self
     where
         F: Fn(Cx<S>, CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<String>, Failure>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<String>, ToolFailure>> + Send + 'static,
     {
         self.completion = Some(completion_handler(complete));
         self
@@ -333,5 +330,33 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             sessions: Mutex::new(HashMap::new()),
             next_session: AtomicU64::new(1),
         })))
+    }
+}
+
+impl<S> std::fmt::Debug for Server<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.0;
+        f.debug_struct("Server")
+            .field("info", &s.info)
+            .field("tools", &s.table.len())
+            .field("resources", &s.resources.len())
+            .field("templates", &s.templates.len())
+            .field("prompts", &s.prompts.len())
+            .field("completion", &s.completion.is_some())
+            .field("config", &s.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> std::fmt::Debug for ServerBuilder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("operations", &self.operations.len())
+            .field("resources", &self.resources.len())
+            .field("templates", &self.templates.len())
+            .field("prompts", &self.prompts.len())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }

@@ -11,13 +11,13 @@ use crate::context::Cx;
 use crate::descriptor::ToolDescriptor;
 use crate::jsonrpc::RpcError;
 use crate::operation::{BoxFuture, Operation};
-use crate::outcome::Outcome;
+use crate::outcome::CallResult;
 use crate::schema;
 use crate::validate;
 use crate::wire_names;
 
 /// The handler of a tool added at run time.
-pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, Outcome> + Send + Sync>;
+pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, CallResult> + Send + Sync>;
 
 /// A tool added at run time, with its own descriptor and handler (a bridge's forwarded capability).
 pub struct DynamicTool<S> {
@@ -29,9 +29,15 @@ impl<S> DynamicTool<S> {
     pub fn new<F, Fut>(descriptor: ToolDescriptor, handler: F) -> Self
     where
         F: Fn(Cx<S>, Value) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Outcome> + Send + 'static,
+        Fut: std::future::Future<Output = CallResult> + Send + 'static,
     {
         DynamicTool { descriptor, handler: Arc::new(move |cx, args| Box::pin(handler(cx, args))) }
+    }
+}
+
+impl<S> fmt::Debug for DynamicTool<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTool").field("descriptor", &self.descriptor).finish_non_exhaustive()
     }
 }
 
@@ -123,7 +129,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
 
     /// Validates the arguments and runs the tool: arguments that are no object are a protocol
     /// fault; a schema violation is a tool failure.
-    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Outcome, RpcError> {
+    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<CallResult, RpcError> {
         let args = match args {
             None | Some(Value::Null) => Value::Object(Default::default()),
             Some(v @ Value::Object(_)) => v,
@@ -136,7 +142,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
     }
 
     /// Runs the tool on arguments that have passed validation.
-    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Outcome> {
+    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, CallResult> {
         match &self.handler {
             Handler::Static(op) => op.call(cx, args),
             Handler::Dynamic(f) => f(cx, args),
@@ -235,6 +241,18 @@ impl<S: Send + Sync + 'static> Table<S> {
         let before = dynamic.len();
         dynamic.retain(|e| e.descriptor.name != name);
         dynamic.len() != before
+    }
+}
+
+impl<S> Table<S> {
+    /// How many tools the table holds.
+    pub fn len(&self) -> usize {
+        self.static_entries.len() + self.dynamic.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether the table holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

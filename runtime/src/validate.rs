@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::outcome::{ErrorKind, Failure};
+use crate::outcome::{ErrorKind, ToolFailure};
 use crate::table::Entry;
 
 /// The most violations one failure lists; the rest are counted.
@@ -10,7 +10,7 @@ const MAX_VIOLATIONS: usize = 20;
 
 /// Checks `args` (an object) against the tool's schema and, unless the tool opts out, rejects
 /// argument names the schema does not know, so a misspelt optional argument never passes silently.
-pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure> {
+pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), ToolFailure> {
     let mut violations: Vec<Value> = Vec::new();
     if let (Some(known), Some(given)) = (&entry.known_args, args.as_object()) {
         for name in given.keys().filter(|k| !known.contains(k)) {
@@ -52,8 +52,11 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Failure
 }
 
 /// The failure for arguments that break the schema: each violation names path, keyword, message.
-pub(crate) fn invalid(violations: Vec<Value>) -> Failure {
-    Failure { kind: ErrorKind::InvalidInput, body: json!({ "error": "Invalid arguments", "violations": violations }) }
+pub(crate) fn invalid(violations: Vec<Value>) -> ToolFailure {
+    ToolFailure {
+        kind: ErrorKind::InvalidInput,
+        body: json!({ "error": "Invalid arguments", "violations": violations }),
+    }
 }
 
 fn pointer_to(name: &str) -> String {

@@ -109,6 +109,9 @@ mod tests {
     fn a_field_the_schema_does_not_name_is_a_build_error() {
         let mut d = descriptor("/x/{model_id}", None, &["id"]);
         let err = resolve_route(&mut d).unwrap_err();
-        assert_eq!(err.to_string(), "tool \"t\": the route names `model_id`, but the inputSchema has no such property (it has: id)");
+        assert_eq!(
+            err.to_string(),
+            "tool \"t\": the route names `model_id`, but the inputSchema has no such property (it has: id)"
+        );
     }
 }

@@ -6,7 +6,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tooltable::{Cx, Error, Route, Server, Session, UrlElicitation, UrlElicitationRequired, operation, table};
+use tooltable::transport::{Route, Session};
+use tooltable::{Cx, Error, Server, UrlElicitation, UrlElicitationRequired, operation, table};
 
 mod support;
 
@@ -50,7 +51,8 @@ async fn ask(cx: &Cx<()>) -> Result<Value, Error> {
 /// Asks the client's model, offering it a tool.
 #[operation]
 async fn sample_with_tools(cx: &Cx<()>) -> Result<Value, Error> {
-    let params = json!({ "messages": [], "maxTokens": 10, "tools": [{ "name": "t", "inputSchema": { "type": "object" } }] });
+    let params =
+        json!({ "messages": [], "maxTokens": 10, "tools": [{ "name": "t", "inputSchema": { "type": "object" } }] });
     cx.create_message(params).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
@@ -119,7 +121,11 @@ async fn url_elicitation_then_completion_within_the_call() {
             break (msg, route);
         }
     };
-    assert_eq!(route, Route::During(tooltable::jsonrpc::RequestId::Number(1)), "routed with the call that asked");
+    assert_eq!(
+        route,
+        Route::During(tooltable::transport::jsonrpc::RequestId::Number(1)),
+        "routed with the call that asked"
+    );
     assert_eq!(request["params"]["mode"], "url");
     assert_eq!(request["params"]["url"], "https://example.test/login");
     assert_eq!(request["params"]["elicitationId"], "el-1");
@@ -129,7 +135,7 @@ async fn url_elicitation_then_completion_within_the_call() {
     assert_eq!(complete["params"]["elicitationId"], "el-1");
     let (response, route) = p.next().await;
     assert_eq!(response["result"]["structuredContent"], json!({ "action": "accept" }));
-    assert_eq!(route, Route::Reply(tooltable::jsonrpc::RequestId::Number(1)));
+    assert_eq!(route, Route::Reply(tooltable::transport::jsonrpc::RequestId::Number(1)));
 }
 
 #[tokio::test]
@@ -215,7 +221,9 @@ async fn form_elicitation_is_not_sent_to_a_client_that_declared_only_url_mode() 
     // A client that names no mode has form mode; one that names it has it too.
     for capabilities in [json!({ "elicitation": {} }), json!({ "elicitation": { "form": {}, "url": {} } })] {
         let mut p = peer(capabilities);
-        p.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "ask", "arguments": {} } }));
+        p.send(
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "ask", "arguments": {} } }),
+        );
         let request = p.next_after_handshake().await;
         assert_eq!(request["method"], "elicitation/create", "{request}");
     }

@@ -105,7 +105,9 @@ async fn a_request_without_its_meta_is_invalid_params() {
         assert_eq!(r["error"]["code"], -32602, "{r}");
         assert_eq!(r["id"], id);
     }
-    let r = ask(&mut p, 9, "server/discover", json!({ "_meta": without("io.modelcontextprotocol/clientInfo")["_meta"] })).await;
+    let r =
+        ask(&mut p, 9, "server/discover", json!({ "_meta": without("io.modelcontextprotocol/clientInfo")["_meta"] }))
+            .await;
     assert_eq!(r["result"]["resultType"], "complete", "clientInfo is optional: {r}");
 }
 
@@ -129,7 +131,10 @@ async fn discover_gives_versions_capabilities_and_identity() {
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["supportedVersions"][0], "2026-07-28");
     assert!(result["capabilities"]["tools"].is_object() && result["capabilities"]["resources"].is_object(), "{r}");
-    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"], json!({ "name": "stateless-test", "version": "1.2.3" }));
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({ "name": "stateless-test", "version": "1.2.3" })
+    );
     assert_eq!((result["ttlMs"].clone(), result["cacheScope"].clone()), (json!(0), json!("private")));
 }
 
@@ -180,7 +185,10 @@ async fn logs_are_sent_only_at_the_level_the_request_asked_for() {
     m["io.modelcontextprotocol/logLevel"] = json!("info");
     p.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "greet", "arguments": {}, "_meta": m } }));
     let (log, _) = p.next().await;
-    assert_eq!((log["method"].clone(), log["params"]["data"].clone()), (json!("notifications/message"), json!("greeting")));
+    assert_eq!(
+        (log["method"].clone(), log["params"]["data"].clone()),
+        (json!("notifications/message"), json!("greeting"))
+    );
     p.response(2).await;
 
     m["io.modelcontextprotocol/logLevel"] = json!("error");
@@ -220,7 +228,10 @@ async fn a_question_ends_the_round_and_the_retry_carries_on_where_it_stopped() {
     let r1 = ask(&mut p, 1, "tools/call", call(json!({}))).await;
     assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
     let q1 = &r1["result"]["inputRequests"]["input-1"];
-    assert_eq!((q1["method"].clone(), q1["params"]["message"].clone()), (json!("elicitation/create"), json!("Your name?")));
+    assert_eq!(
+        (q1["method"].clone(), q1["params"]["message"].clone()),
+        (json!("elicitation/create"), json!("Your name?"))
+    );
     let state1 = r1["result"]["requestState"].as_str().unwrap().to_owned();
 
     let answer1 = json!({ "input-1": accept(json!({ "name": "Ada" })) });
@@ -266,7 +277,8 @@ async fn a_tampered_or_foreign_state_is_refused() {
     let r = ask(&mut p, 2, "tools/call", tampered).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("integrity"), "{r}");
-    let foreign = json!({ "name": "both_at_once", "arguments": {}, "_meta": m, "inputResponses": answer, "requestState": state });
+    let foreign =
+        json!({ "name": "both_at_once", "arguments": {}, "_meta": m, "inputResponses": answer, "requestState": state });
     let r = ask(&mut p, 3, "tools/call", foreign).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("another request"), "{r}");
@@ -275,7 +287,10 @@ async fn a_tampered_or_foreign_state_is_refused() {
 #[tokio::test]
 async fn a_retry_may_land_on_another_instance_that_shares_the_key() {
     let secret = b"a secret every instance is given";
-    let (first, second) = (server_with_key(StateKey::from_secret(secret).unwrap()), server_with_key(StateKey::from_secret(secret).unwrap()));
+    let (first, second) = (
+        server_with_key(StateKey::from_secret(secret).unwrap()),
+        server_with_key(StateKey::from_secret(secret).unwrap()),
+    );
     let m = with_capabilities(json!({ "elicitation": {} }));
     let mut a = Peer::connect(&first);
     let r1 = ask(&mut a, 1, "tools/call", json!({ "name": "two_steps", "arguments": {}, "_meta": m })).await;
@@ -306,22 +321,38 @@ async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
     let (ack, route) = p.next().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
     assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
-    assert_eq!(ack["params"]["notifications"], json!({ "toolsListChanged": true, "resourceSubscriptions": ["test://a"] }), "only what the server honours");
-    assert_eq!(route, tooltable::Route::During(tooltable::jsonrpc::RequestId::Number(7)));
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({ "toolsListChanged": true, "resourceSubscriptions": ["test://a"] }),
+        "only what the server honours"
+    );
+    assert_eq!(route, tooltable::transport::Route::During(tooltable::transport::jsonrpc::RequestId::Number(7)));
 
     server.resource_updated("test://a");
     let (updated, _) = p.next().await;
-    assert_eq!((updated["method"].clone(), updated["params"]["uri"].clone()), (json!("notifications/resources/updated"), json!("test://a")));
+    assert_eq!(
+        (updated["method"].clone(), updated["params"]["uri"].clone()),
+        (json!("notifications/resources/updated"), json!("test://a"))
+    );
     assert_eq!(updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
     server.resource_updated("test://other");
     let descriptor = tooltable::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
-    server.add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::Output::Json(json!({}))) })).unwrap();
+    server
+        .add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::CallOutput::Json(json!({}))) }))
+        .unwrap();
     let (changed, _) = p.next().await;
-    assert_eq!(changed["method"], "notifications/tools/list_changed", "nothing for a resource it did not watch: {changed}");
+    assert_eq!(
+        changed["method"], "notifications/tools/list_changed",
+        "nothing for a resource it did not watch: {changed}"
+    );
 
     p.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 7 } }));
     let (_, route) = p.next().await;
-    assert_eq!(route, tooltable::Route::Cancelled(tooltable::jsonrpc::RequestId::Number(7)), "the stream is let go of");
+    assert_eq!(
+        route,
+        tooltable::transport::Route::Cancelled(tooltable::transport::jsonrpc::RequestId::Number(7)),
+        "the stream is let go of"
+    );
     server.resource_updated("test://a");
     assert!(p.quiet_for(Duration::from_millis(50)).await, "a cancelled listen hears nothing");
 }
@@ -334,6 +365,8 @@ async fn a_listen_that_asks_for_nothing_the_server_has_hears_nothing() {
     let (ack, _) = p.next().await;
     assert_eq!(ack["params"]["notifications"], json!({}));
     let descriptor = tooltable::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
-    server.add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::Output::Json(json!({}))) })).unwrap();
+    server
+        .add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::CallOutput::Json(json!({}))) }))
+        .unwrap();
     assert!(p.quiet_for(Duration::from_millis(50)).await, "no tools/list_changed on a prompts-only listen");
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
 use tokio::runtime::Builder;
-use tooltable::{Cx, Output, Server};
+use tooltable::{CallOutput, Cx, Server};
 
 use crate::http::guard::AccessPolicy;
 use crate::http::{HttpOptions, serve};
@@ -215,11 +215,11 @@ async fn call<S: Send + Sync + 'static>(server: &Server<S>, tool: &str, argument
         }
     };
     match server.call_tool(Cx::detached(server), tool, Some(args)).await {
-        Ok(Ok(Output::Json(v))) => {
+        Ok(Ok(CallOutput::Json(v))) => {
             print_json(&v);
             ExitCode::SUCCESS
         }
-        Ok(Ok(Output::Content(c))) => {
+        Ok(Ok(CallOutput::Content(c))) => {
             print_json(&serde_json::to_value(c).unwrap_or_default());
             ExitCode::SUCCESS
         }

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 use tooltable::{
-    ContentBlock, Cx, ErrorKind, Failure, Prompt, PromptMessage, PromptResult, Resource, ResourceContents,
-    ResourceTemplate, ServerBuilder,
+    ContentBlock, Cx, ErrorKind, Prompt, PromptMessage, PromptResult, Resource, ResourceContents, ResourceTemplate,
+    ServerBuilder, ToolFailure,
 };
 
 use crate::notebook::Notebook;
@@ -49,7 +49,9 @@ pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
             let takes_an_id = match req.ref_type.as_str() {
                 "ref/prompt" => req.ref_name == "summarize_note",
                 "ref/resource" => req.ref_name == NOTE_URI,
-                other => return Err(Failure::new(ErrorKind::InvalidInput, format!("unknown reference type {other}"))),
+                other => {
+                    return Err(ToolFailure::new(ErrorKind::InvalidInput, format!("unknown reference type {other}")));
+                }
             };
             if !takes_an_id || req.argument != "id" {
                 return Ok(Vec::new());
@@ -60,8 +62,9 @@ pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
 }
 
 /// A note id given as text, as prompt arguments and URI parameters are.
-fn note_id(text: Option<&String>) -> Result<u64, Failure> {
+fn note_id(text: Option<&String>) -> Result<u64, ToolFailure> {
     let text = text.map_or("", String::as_str);
-    text.parse()
-        .map_err(|_| Failure::new(ErrorKind::InvalidInput, format!("{text:?} is no note id: ids are whole numbers")))
+    text.parse().map_err(|_| {
+        ToolFailure::new(ErrorKind::InvalidInput, format!("{text:?} is no note id: ids are whole numbers"))
+    })
 }

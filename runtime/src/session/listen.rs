@@ -35,14 +35,17 @@ impl Filter {
         let uris: Vec<&str> = match wanted.get("resourceSubscriptions") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(uris)) => uris.iter().filter_map(Value::as_str).collect(),
-            Some(_) => return Err(RpcError::invalid_params("notifications.resourceSubscriptions must be an array of URIs")),
+            Some(_) => {
+                return Err(RpcError::invalid_params("notifications.resourceSubscriptions must be an array of URIs"));
+            }
         };
         if uris.len() > MAX_WATCHED_RESOURCES {
             return Err(RpcError::invalid_params(format!(
                 "one listen watches at most {MAX_WATCHED_RESOURCES} resources"
             )));
         }
-        let resources = uris.into_iter().filter(|uri| session.server.find_resource(uri).is_some()).map(str::to_owned).collect();
+        let resources =
+            uris.into_iter().filter(|uri| session.server.find_resource(uri).is_some()).map(str::to_owned).collect();
         Ok(Filter { tools: flag("toolsListChanged"), resources })
     }
 
@@ -73,7 +76,8 @@ pub(super) fn open<S: Send + Sync + 'static>(session: &SessionCore<S>, id: Reque
     }
     let ack = json!({ "_meta": { SUBSCRIPTION_ID: id }, "notifications": filter.honoured() });
     // Sent under the lock, so no notification of this listen can come before its acknowledgment.
-    session.send(jsonrpc::notification("notifications/subscriptions/acknowledged", Some(&ack)), Route::During(id.clone()));
+    session
+        .send(jsonrpc::notification("notifications/subscriptions/acknowledged", Some(&ack)), Route::During(id.clone()));
     listeners.insert(id, filter);
 }
 

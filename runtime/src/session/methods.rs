@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::{RequestMeta, SessionCore, lifecycle, listen, lock, paginate, shape, stateless};
 use crate::jsonrpc::{RequestId, RpcError, code};
-use crate::outcome::ErrorKind;
 use crate::logging::LogLevel;
+use crate::outcome::ErrorKind;
 use crate::prompts::{CompletionRequest, PromptArgs};
 
 /// The most completion values one answer carries (MCP's limit).

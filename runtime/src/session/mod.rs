@@ -25,8 +25,8 @@ use crate::logging::LogLevel;
 use crate::server::Server;
 
 pub use lifecycle::{HANDSHAKE_VERSIONS, LATEST_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
-pub use stateless::{CacheHint, CacheScope};
 pub(crate) use stateless::RequestMeta;
+pub use stateless::{CacheHint, CacheScope};
 
 /// Where an outgoing message belongs, for transports that keep one stream per request (HTTP).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,6 +244,16 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// Aborts the calls still running and fails the requests still waiting on the client.
     pub fn close(&self) {
         self.0.close();
+    }
+}
+
+impl<S: Send + Sync + 'static> std::fmt::Debug for Session<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("protocol_version", &self.protocol_version())
+            .field("initialized", &self.is_initialized())
+            .field("calls_in_flight", &lock(&self.0.in_flight).len())
+            .finish_non_exhaustive()
     }
 }
 

@@ -41,7 +41,9 @@ impl RoundInput {
         match field("inputResponses") {
             None | Some(Value::Null) => {}
             Some(Value::Object(responses)) => answers.extend(responses.clone()),
-            Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object keyed like inputRequests")),
+            Some(_) => {
+                return Err(RpcError::invalid_params("inputResponses must be an object keyed like inputRequests"));
+            }
         }
         if answers.len() > MAX_INPUTS {
             return Err(RpcError::invalid_params(format!("a request carries at most {MAX_INPUTS} input responses")));
@@ -97,10 +99,7 @@ impl Round {
     /// The `input_required` result: the questions asked, and the state that carries the answers.
     pub(crate) fn input_required(&self, key: &StateKey) -> InputRequired {
         let asked = std::mem::take(&mut *self.asked.lock().unwrap_or_else(|p| p.into_inner()));
-        InputRequired {
-            input_requests: asked,
-            request_state: key.seal(&self.input.request, &self.input.answers),
-        }
+        InputRequired { input_requests: asked, request_state: key.seal(&self.input.request, &self.input.answers) }
     }
 }
 

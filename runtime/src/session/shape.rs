@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::content::{Content, ContentBlock};
-use crate::outcome::{Outcome, Output};
+use crate::outcome::{CallOutput, CallResult};
 
 /// A `tools/call` result, serialized as it stands: no intermediate JSON value is built.
 #[derive(Serialize)]
@@ -32,12 +32,17 @@ enum Blocks {
 /// tool's compiled outputSchema: an error body it does not admit goes in the text block only,
 /// since a client that validates `structuredContent` against it would turn the tool's error
 /// into a protocol error.
-pub(super) fn tool_result(outcome: Outcome, limit: usize, structured: bool, output: Option<&Validator>) -> ToolResult {
+pub(super) fn tool_result(
+    outcome: CallResult,
+    limit: usize,
+    structured: bool,
+    output: Option<&Validator>,
+) -> ToolResult {
     let (value, is_error) = match outcome {
-        Ok(Output::Content(content)) => {
+        Ok(CallOutput::Content(content)) => {
             return ToolResult { content: Blocks::Content(content), structured_content: None, is_error: false };
         }
-        Ok(Output::Json(v)) => (v, false),
+        Ok(CallOutput::Json(v)) => (v, false),
         Err(failure) => (failure.body, true),
     };
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -73,28 +78,28 @@ fn too_large(chars: usize, limit: usize) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{ErrorKind, Failure};
+    use crate::outcome::{ErrorKind, ToolFailure};
 
-    fn tool_result(outcome: Outcome, limit: usize, structured: bool) -> Value {
+    fn tool_result(outcome: CallResult, limit: usize, structured: bool) -> Value {
         serde_json::to_value(super::tool_result(outcome, limit, structured, None)).unwrap()
     }
 
     #[test]
     fn objects_get_structured_content_and_scalars_do_not() {
-        let r = tool_result(Ok(Output::Json(json!({ "a": 1 }))), 1000, true);
+        let r = tool_result(Ok(CallOutput::Json(json!({ "a": 1 }))), 1000, true);
         assert_eq!(r["structuredContent"], json!({ "a": 1 }));
         assert_eq!(r["content"][0]["text"], "{\n  \"a\": 1\n}");
         assert_eq!(r["isError"], false);
-        let r = tool_result(Ok(Output::Json(json!([1]))), 1000, true);
+        let r = tool_result(Ok(CallOutput::Json(json!([1]))), 1000, true);
         assert!(r.get("structuredContent").is_none());
-        let r = tool_result(Ok(Output::Json(json!({ "a": 1 }))), 1000, false);
+        let r = tool_result(Ok(CallOutput::Json(json!({ "a": 1 }))), 1000, false);
         assert!(r.get("structuredContent").is_none());
     }
 
     #[test]
     fn failures_carry_their_parsed_body() {
         let body = json!({ "error": "Version conflict", "expected": "1.0.0", "actual": "1.1.0" });
-        let r = tool_result(Err(Failure { kind: ErrorKind::Conflict, body: body.clone() }), 1000, true);
+        let r = tool_result(Err(ToolFailure { kind: ErrorKind::Conflict, body: body.clone() }), 1000, true);
         assert_eq!(r["isError"], true);
         assert_eq!(r["structuredContent"], body);
         assert_eq!(serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(), body);
@@ -111,7 +116,7 @@ mod tests {
         });
         let output = jsonschema::validator_for(&schema).unwrap();
         let shaped = |body: Value| {
-            let failure = Failure { kind: ErrorKind::Conflict, body };
+            let failure = ToolFailure { kind: ErrorKind::Conflict, body };
             serde_json::to_value(super::tool_result(Err(failure), 1000, true, Some(&output))).unwrap()
         };
         let admitted = shaped(json!({ "error": "Version conflict" }));
@@ -124,7 +129,7 @@ mod tests {
 
     #[test]
     fn the_guard_replaces_large_results() {
-        let r = tool_result(Ok(Output::Json(json!({ "s": "x".repeat(100) }))), 50, true);
+        let r = tool_result(Ok(CallOutput::Json(json!({ "s": "x".repeat(100) }))), 50, true);
         assert_eq!(r["isError"], true);
         assert_eq!(r["structuredContent"]["error"], "Result too large");
         assert_eq!(r["structuredContent"]["limitChars"], 50);

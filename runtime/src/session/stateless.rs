@@ -5,12 +5,12 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::lifecycle::{self, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
 use super::SessionCore;
+use super::lifecycle::{self, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
 use super::rounds::RoundInput;
-use crate::request_state::StateKey;
 use crate::jsonrpc::{RpcError, code};
 use crate::logging::LogLevel;
+use crate::request_state::StateKey;
 use crate::server::ServerInfo;
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

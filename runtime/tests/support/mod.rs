@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
-use tooltable::{Outgoing, Route, Server, Session};
+use tooltable::Server;
+use tooltable::transport::{Outgoing, Route, Session};
 
 pub struct Peer<S: Send + Sync + 'static> {
     pub session: Session<S>,

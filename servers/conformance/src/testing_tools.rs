@@ -6,7 +6,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{Cx, DynamicTool, Error, LogLevel, Output, ToolDescriptor, operation};
+use tooltable::{CallOutput, Cx, DynamicTool, Error, LogLevel, ToolDescriptor, operation};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct SleepArgs {
@@ -82,7 +82,7 @@ pub struct ToolName {
 pub async fn add_tool(cx: &Cx<()>, args: ToolName) -> Result<Value, Error> {
     let schema = json!({ "type": "object", "properties": { "text": { "type": "string" } } });
     let descriptor = ToolDescriptor::new(args.name.clone(), "Echoes its arguments (added at run time).", schema);
-    let tool = DynamicTool::new(descriptor, |_cx, args| async move { Ok(Output::Json(json!({ "echo": args }))) });
+    let tool = DynamicTool::new(descriptor, |_cx, args| async move { Ok(CallOutput::Json(json!({ "echo": args }))) });
     cx.server().add_tool(tool).map_err(|e| Error::invalid_input(e.to_string()))?;
     Ok(json!({ "added": args.name }))
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use tooltable::{
-    ErrorKind, Failure, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, table,
+    ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, ToolFailure, table,
 };
 
 use crate::options::Limits;
@@ -62,7 +62,7 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
                 let id = req.params.get("modelId").cloned().unwrap_or_default();
                 let state: Value = Models::compute(&cx, &id, |m, budget| Ok(m.merged(budget)))
                     .await
-                    .map_err(|e| Failure::new(e.kind(), e.message()))?;
+                    .map_err(|e| ToolFailure::new(e.kind(), e.message()))?;
                 Ok(vec![ResourceContents::text(req.uri, "application/json", state.to_string())])
             },
         )
@@ -73,7 +73,7 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
             |_, req| async move {
                 let name = req.params.get("name").cloned().unwrap_or_default();
                 let text = resources::example(&name).ok_or_else(|| {
-                    Failure::new(
+                    ToolFailure::new(
                         ErrorKind::NotFound,
                         format!("there is no example {name:?}; the examples are {}", example_names()),
                     )

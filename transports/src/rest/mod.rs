@@ -8,7 +8,7 @@ pub mod routes;
 use hyper::body::Incoming;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};
-use tooltable::{Cx, Output};
+use tooltable::{CallOutput, Cx};
 
 use crate::http::HttpContext;
 use crate::http::body::{self, HttpResponse};
@@ -42,8 +42,8 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
     match entry.call(Cx::detached(&cx.server), Some(args)).await {
-        Ok(Ok(Output::Json(value))) => body::json(status, &value),
-        Ok(Ok(Output::Content(content))) => body::json(status, &serde_json::json!(content)),
+        Ok(Ok(CallOutput::Json(value))) => body::json(status, &value),
+        Ok(Ok(CallOutput::Content(content))) => body::json(status, &serde_json::json!(content)),
         Ok(Err(failure)) => {
             let status = StatusCode::from_u16(failure.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             body::json(status, &failure.body)

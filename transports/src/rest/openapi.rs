@@ -56,7 +56,9 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
             // The body is required when its field is, or, for a body of the remaining
             // arguments, when any of them is.
             let (body_schema, body_required) = match &rest.body {
-                Some(field) => (properties.get(field).cloned().unwrap_or(json!({})), required.contains(&field.as_str())),
+                Some(field) => {
+                    (properties.get(field).cloned().unwrap_or(json!({})), required.contains(&field.as_str()))
+                }
                 None => {
                     let fields: Vec<&str> = required.iter().copied().filter(|r| !path_params.contains(r)).collect();
                     let required = !fields.is_empty();

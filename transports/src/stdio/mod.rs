@@ -13,8 +13,9 @@ mod output;
 use std::io::BufReader;
 use std::time::Duration;
 
-use tooltable::jsonrpc::RpcError;
-use tooltable::{Server, Session};
+use tooltable::Server;
+use tooltable::transport::Session;
+use tooltable::transport::jsonrpc::RpcError;
 
 use lines::{Line, LineReader};
 use output::LineSink;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tooltable::{Outbox, Outgoing, Route};
+use tooltable::transport::{Outbox, Outgoing, Route};
 
 use super::fd::{self, NonBlocking};
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable::{DynamicTool, Failure, Output, Server, ToolDescriptor};
+use tooltable::{CallOutput, DynamicTool, Server, ToolDescriptor, ToolFailure};
 
 use super::Bridge;
 use super::client::HubError;
@@ -132,9 +132,9 @@ fn tool(name: &str, capability: &Listed) -> DynamicTool<Bridge> {
         async move {
             let bridge = cx.state();
             match bridge.hub.post(&path, &args).await.and_then(|a| typed(&bridge.hub_label(), a)) {
-                Ok((true, answer)) => Ok(Output::Json(answer)),
-                Ok((false, answer)) => Err(Failure { kind: tooltable::ErrorKind::Internal, body: answer }),
-                Err(e) => Err(Failure::from(e)),
+                Ok((true, answer)) => Ok(CallOutput::Json(answer)),
+                Ok((false, answer)) => Err(ToolFailure { kind: tooltable::ErrorKind::Internal, body: answer }),
+                Err(e) => Err(ToolFailure::from(e)),
             }
         }
     })

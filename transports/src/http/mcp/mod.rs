@@ -10,8 +10,8 @@ use hyper::body::Incoming;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
-use tooltable::SUPPORTED_VERSIONS;
-use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
+use tooltable::transport::SUPPORTED_VERSIONS;
+use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
 use super::HttpContext;
 use super::body::{self, HttpResponse};

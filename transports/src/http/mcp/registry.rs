@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tooltable::{Outbox, Outgoing, Server, Session};
+use tooltable::Server;
+use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::streams::Streams;
 

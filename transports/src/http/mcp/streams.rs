@@ -7,8 +7,8 @@ use std::collections::{HashMap, VecDeque};
 
 use hyper::body::Bytes;
 use tokio::sync::{mpsc, oneshot};
-use tooltable::jsonrpc::RequestId;
-use tooltable::{Outgoing, Route};
+use tooltable::transport::jsonrpc::RequestId;
+use tooltable::transport::{Outgoing, Route};
 
 /// The standalone stream opened by GET.
 const GET_STREAM: u64 = 0;

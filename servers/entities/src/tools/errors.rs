@@ -1,5 +1,6 @@
 //! The failures a tool reports, each with a stable code (`error`), a message, and what it concerns.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tooltable::{ErrorKind, ToolError};
@@ -50,6 +51,30 @@ impl EntityError {
                 "reason": e.reason,
             }),
         }
+    }
+}
+
+/// Every failure's body: its stable code, a message, and what it concerns. Part of each tool's
+/// outputSchema, so a client that validates `structuredContent` accepts a failure's body.
+impl JsonSchema for EntityError {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EntityError".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A failure: `error` is its stable code, `message` says why; `entity`, `id`, `file` and `reason` name what it concerns.",
+            "type": "object",
+            "properties": {
+                "error": { "enum": ["unknown_entity", "entity_not_allowed", "object_not_found", "repository_error"] },
+                "message": { "type": "string" },
+                "entity": { "type": "string" },
+                "id": { "type": "string" },
+                "file": { "type": "string" },
+                "reason": { "type": "string" },
+            },
+            "required": ["error", "message"],
+        })
     }
 }
 

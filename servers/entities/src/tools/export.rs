@@ -25,7 +25,7 @@ pub struct Export {
 
 /// Exports the record fields of the selected visible entities (every visible one when none is
 /// named) as one snapshot. A blocked or unknown requested entity fails the whole call.
-#[operation(title = "Export repository", read_only, idempotent, rest = "GET /export")]
+#[operation(title = "Export repository", read_only, idempotent, open_world = false, rest = "GET /export")]
 pub async fn repository_export(cx: &Cx<Service>, args: ExportArgs) -> Result<Export, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let selected: Vec<_> = match args.entities.filter(|names| !names.is_empty()) {

@@ -4,10 +4,11 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -86,13 +87,21 @@ pub fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> HttpResponse {
     response
 }
 
-/// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it.
-pub async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpResponse> {
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            Err(error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))
+/// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it, or one
+/// that takes longer than `timeout` to arrive (408). Either refusal closes the connection: the rest
+/// of the body is never read.
+pub async fn read_limited(body: Incoming, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
+    let refused = |status, message: String| {
+        let mut response = error(status, message);
+        response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+        response
+    };
+    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))
         }
-        Err(_) => Err(error(StatusCode::BAD_REQUEST, "the body could not be read")),
+        Ok(Err(_)) => Err(refused(StatusCode::BAD_REQUEST, "the body could not be read".into())),
+        Err(_) => Err(refused(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {timeout:?}"))),
     }
 }

@@ -2,6 +2,7 @@
 //! `/openapi.json`, on one listener (hyper 1.x on tokio).
 
 pub mod body;
+pub mod connections;
 pub mod guard;
 pub mod mcp;
 
@@ -14,7 +15,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tooltable::Server;
 
@@ -33,6 +34,16 @@ pub struct HttpOptions {
     pub access: AccessPolicy,
     /// The largest request body accepted (413 beyond).
     pub max_body_bytes: usize,
+    /// Connections open at once; one more is answered 503 and closed. Lowered to what the
+    /// descriptor limit leaves.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's line and headers, counted from when it
+    /// opens or its previous response ends: it bounds slow headers and idle kept-alive connections.
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive once its headers have (408 beyond).
+    pub body_timeout: Duration,
+    /// How long a response may wait for a client that reads none of it before the connection ends.
+    pub stall_timeout: Duration,
     /// A session unused this long expires (404 afterwards).
     pub session_idle: Duration,
     /// The reconnection delay event streams announce.
@@ -47,6 +58,10 @@ impl Default for HttpOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             access: AccessPolicy::default(),
             max_body_bytes: 16 * 1024 * 1024,
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            stall_timeout: Duration::from_secs(30),
             session_idle: Duration::from_secs(30 * 60),
             sse_retry_ms: 1000,
             shutdown_grace: Duration::from_secs(10),
@@ -78,36 +93,39 @@ pub async fn serve<S: Send + Sync + 'static>(
     let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi });
     let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut connections = tokio::task::JoinSet::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    let cap = connections::effective_cap(cx.options.max_connections);
+    let slots = Arc::new(tokio::sync::Semaphore::new(cap));
+    let refusals = connections::Refusals::new(cap);
+    let mut backoff = connections::Backoff::default();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(cx.options.header_timeout);
     tokio::pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    // Out of descriptors and the like: pause rather than spin.
-                    tracing::warn!("accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+        let (stream, _peer) = tokio::select! {
+            accepted = connections::accept(&listener, &mut backoff) => accepted,
             () = &mut shutdown => break,
+        };
+        while tasks.try_join_next().is_some() {}
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            refusals.refuse(stream);
+            continue;
         };
         // Answers are small and written in one go; Nagle's delay would only add latency.
         let _ = stream.set_nodelay(true);
+        let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
         let cx = Arc::clone(&cx);
         let service = service_fn(move |req| {
             let cx = Arc::clone(&cx);
             async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req).await) }
         });
-        let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
-        connections.spawn(async move {
+        let conn = graceful.watch(http.serve_connection(io, service));
+        tasks.spawn(async move {
+            let _slot = slot;
             if let Err(e) = conn.await {
                 tracing::debug!("connection ended: {e}");
             }
         });
-        while connections.try_join_next().is_some() {}
     }
     drop(listener);
     reaper.abort();
@@ -115,7 +133,7 @@ pub async fn serve<S: Send + Sync + 'static>(
     cx.sessions.end_standalone_streams();
     if tokio::time::timeout(cx.options.shutdown_grace, graceful.shutdown()).await.is_err() {
         tracing::warn!("shutdown grace period over; dropping the connections still open");
-        connections.abort_all();
+        tasks.abort_all();
     }
     cx.sessions.clear();
     Ok(())

@@ -29,7 +29,7 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
             return r;
         }
     };
-    let bytes = match body::read_limited(body, cx.options.max_body_bytes).await {
+    let bytes = match body::read_limited(body, cx.options.max_body_bytes, cx.options.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };

@@ -90,7 +90,7 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
     if !is_json {
         return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be application/json");
     }
-    let bytes = match body::read_limited(incoming, cx.options.max_body_bytes).await {
+    let bytes = match body::read_limited(incoming, cx.options.max_body_bytes, cx.options.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };

@@ -3,6 +3,7 @@
 
 pub mod body;
 pub mod connections;
+pub mod cors;
 pub mod guard;
 pub mod mcp;
 
@@ -154,11 +155,34 @@ async fn dispatch<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<In
     if let Err(refusal) = cx.options.access.check(req.headers()) {
         return body::error(StatusCode::FORBIDDEN, refusal.to_string());
     }
-    match req.uri().path() {
-        "/mcp" => mcp::handle(cx, req).await,
-        "/openapi.json" if req.method() == hyper::Method::GET => {
-            body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
+    let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
+    let mut response = if req.method() == hyper::Method::OPTIONS {
+        options(cx, &req, cross_origin.is_some())
+    } else {
+        match req.uri().path() {
+            "/mcp" => mcp::handle(cx, req).await,
+            "/openapi.json" if req.method() == hyper::Method::GET => {
+                body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
+            }
+            _ => rest::handle(cx, req).await,
         }
-        _ => rest::handle(cx, req).await,
+    };
+    if let Some(origin) = cross_origin {
+        cors::allow(&mut response, origin);
     }
+    response
+}
+
+/// `OPTIONS` (a CORS preflight, usually) on `/mcp`, `/openapi.json` or a REST route.
+fn options<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>, cross_origin: bool) -> HttpResponse {
+    let path = req.uri().path();
+    let methods = match path {
+        "/mcp" => mcp::METHODS.to_owned(),
+        "/openapi.json" => "GET".to_owned(),
+        _ => match cx.routes.resolve(hyper::Method::OPTIONS.as_str(), path) {
+            rest::routes::Resolution::WrongMethod(methods) => methods.join(", "),
+            _ => return body::error(StatusCode::NOT_FOUND, format!("no route for {path}")),
+        },
+    };
+    cors::options(&methods, req.headers(), cross_origin)
 }

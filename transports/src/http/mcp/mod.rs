@@ -18,6 +18,8 @@ use super::body::{self, HttpResponse};
 use registry::HttpSession;
 use streams::FirstAnswer;
 
+/// The methods `/mcp` serves.
+pub const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
@@ -31,7 +33,7 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
         Method::DELETE => delete(cx, &req),
         _ => {
             let mut r = body::error(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE on /mcp");
-            r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r.headers_mut().insert(ALLOW, HeaderValue::from_static(METHODS));
             r
         }
     }

@@ -89,6 +89,12 @@ struct ServeArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = HttpOptions::default().max_body_bytes)]
     max_body_bytes: usize,
+    /// Bytes of large request bodies parsed at once (one more waits, then gets a 503).
+    #[arg(long, default_value_t = HttpOptions::default().max_parsing_bytes)]
+    max_parsing_bytes: usize,
+    /// The largest REST response body, in bytes (a larger result is a 413 error body).
+    #[arg(long, default_value_t = HttpOptions::default().max_response_bytes)]
+    max_response_bytes: usize,
     /// Connections open at once; one more is answered 503 and closed.
     #[arg(long, default_value_t = HttpOptions::default().max_connections)]
     max_connections: usize,
@@ -112,6 +118,8 @@ impl ServeArgs {
             access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
             session_idle: secs(self.session_idle_secs),
             max_body_bytes: self.max_body_bytes,
+            max_parsing_bytes: self.max_parsing_bytes,
+            max_response_bytes: self.max_response_bytes,
             max_connections: self.max_connections,
             header_timeout: secs(self.header_timeout_secs),
             body_timeout: secs(self.body_timeout_secs),

@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
+use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, SemaphorePermit, mpsc};
 
 /// Every response body: whole bytes or an event stream.
+#[derive(Debug)]
 pub enum ResponseBody {
     Full(Full<Bytes>),
     Stream(mpsc::UnboundedReceiver<Bytes>),
@@ -103,5 +104,69 @@ pub async fn read_limited(body: Incoming, limit: usize, timeout: Duration) -> Re
         }
         Ok(Err(_)) => Err(refused(StatusCode::BAD_REQUEST, "the body could not be read".into())),
         Err(_) => Err(refused(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {timeout:?}"))),
+    }
+}
+
+/// Bodies up to this size are parsed without asking the budget: everyday messages never wait.
+const SMALL_BODY: usize = 64 * 1024;
+
+/// Bytes of request bodies being parsed at once. Parsed JSON takes many times its text in memory,
+/// so large bodies take turns: one waits (up to `wait`) for others to finish, then gets a 503.
+pub struct ParseBudget {
+    bytes: Semaphore,
+    total: usize,
+    wait: Duration,
+}
+
+impl ParseBudget {
+    pub fn new(total: usize, wait: Duration) -> Self {
+        let total = total.clamp(1, Semaphore::MAX_PERMITS) as u32 as usize;
+        ParseBudget { bytes: Semaphore::new(total), total, wait }
+    }
+
+    /// Reserves room to parse `len` bytes, held while the permit lives (`None` for a small body).
+    pub async fn reserve(&self, len: usize) -> Result<Option<SemaphorePermit<'_>>, HttpResponse> {
+        if len <= SMALL_BODY {
+            return Ok(None);
+        }
+        let permits = u32::try_from(len.min(self.total)).unwrap_or(u32::MAX);
+        match tokio::time::timeout(self.wait, self.bytes.acquire_many(permits)).await {
+            Ok(Ok(permit)) => Ok(Some(permit)),
+            _ => {
+                let mut busy = error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!("other large bodies are being parsed (at most {} bytes at once); retry later", self.total),
+                );
+                busy.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
+                Err(busy)
+            }
+        }
+    }
+}
+
+/// A body without the UTF-8 byte order mark some clients put first.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn large_bodies_take_turns_and_small_ones_never_wait() {
+        let budget = ParseBudget::new(100_000, Duration::from_millis(50));
+        let held = budget.reserve(80_000).await.expect("room for one").expect("a large body holds a permit");
+        let busy = budget.reserve(80_000).await.expect_err("no room for two");
+        assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(budget.reserve(SMALL_BODY).await.expect("small bodies pass").is_none());
+        drop(held);
+        assert!(budget.reserve(1_000_000).await.is_ok(), "a body over the whole budget takes all of it");
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped() {
+        assert_eq!(without_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(without_bom(b"{}"), b"{}");
     }
 }

@@ -35,6 +35,11 @@ pub struct HttpOptions {
     pub access: AccessPolicy,
     /// The largest request body accepted (413 beyond).
     pub max_body_bytes: usize,
+    /// Bytes of large request bodies (over 64 KiB) parsed at once; one more waits up to the body
+    /// timeout, then gets a 503.
+    pub max_parsing_bytes: usize,
+    /// The largest REST response body sent; a larger result is a 413 error body instead.
+    pub max_response_bytes: usize,
     /// Connections open at once; one more is answered 503 and closed. Lowered to what the
     /// descriptor limit leaves.
     pub max_connections: usize,
@@ -58,7 +63,9 @@ impl Default for HttpOptions {
         HttpOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             access: AccessPolicy::default(),
-            max_body_bytes: 16 * 1024 * 1024,
+            max_body_bytes: 4 * 1024 * 1024,
+            max_parsing_bytes: 16 * 1024 * 1024,
+            max_response_bytes: 16 * 1024 * 1024,
             max_connections: 1024,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
@@ -78,6 +85,7 @@ pub struct HttpContext<S: Send + Sync + 'static> {
     pub routes: Routes,
     /// `/openapi.json`, generated once; each answer shares these bytes.
     pub openapi: hyper::body::Bytes,
+    pub parsing: body::ParseBudget,
 }
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish within the grace period.
@@ -91,7 +99,8 @@ pub async fn serve<S: Send + Sync + 'static>(
     let descriptors = server.table().descriptors();
     let routes = Routes::new(&descriptors);
     let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string().into();
-    let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi });
+    let parsing = body::ParseBudget::new(options.max_parsing_bytes, options.body_timeout);
+    let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi, parsing });
     let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut tasks = tokio::task::JoinSet::new();

@@ -35,7 +35,7 @@ pub struct StdioOptions {
 impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
-            max_line_bytes: 32 * 1024 * 1024,
+            max_line_bytes: 4 * 1024 * 1024,
             max_unread_output: 64 * 1024 * 1024,
             drain: Duration::from_secs(10),
         }

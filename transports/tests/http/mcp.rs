@@ -219,3 +219,33 @@ async fn a_cancelled_call_ends_its_post_without_a_response() {
     assert_eq!(r.status, 202);
     assert!(r.body.is_empty(), "no response for a cancelled request");
 }
+
+#[tokio::test]
+async fn a_message_may_start_with_a_byte_order_mark() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let headers = [JSON_AND_SSE, CONTENT_JSON, ("mcp-session-id", session.as_str())];
+    let r = send(s.addr, "POST", "/mcp", &headers, "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}").await;
+    assert_eq!(r.json(), json!({ "jsonrpc": "2.0", "id": 2, "result": {} }));
+}
+
+#[tokio::test]
+async fn a_duplicate_in_flight_id_is_refused_without_a_second_response_for_that_id() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let addr = s.addr;
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "slow", "arguments": { "ms": 300 } } });
+    let sid = session.clone();
+    let first = {
+        let call = call.clone();
+        tokio::spawn(async move { post(addr, Some(&sid), call).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let duplicate = post(s.addr, Some(&session), call).await;
+    assert_eq!(duplicate.status, 409);
+    assert_eq!(duplicate.json()["id"], Value::Null, "not a second response for id 3");
+    assert_eq!(duplicate.json()["error"]["code"], -32600);
+    let response = first.await.unwrap().json();
+    assert_eq!(response["id"], 3);
+    assert_eq!(response["result"]["structuredContent"], json!({ "slept": 300 }));
+}

@@ -96,7 +96,11 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
-    let message = match jsonrpc::decode(&bytes) {
+    let _parsing = match cx.parsing.reserve(bytes.len()).await {
+        Ok(permit) => permit,
+        Err(response) => return response,
+    };
+    let message = match jsonrpc::decode(body::without_bom(&bytes)) {
         Ok(message) => message,
         Err(e) => return undecodable(cx, &headers, e).await,
     };
@@ -140,8 +144,9 @@ async fn exchange<S: Send + Sync + 'static>(
     let answer = {
         let mut streams = http.streams();
         if streams.is_pending(id) {
+            // Not answered with that id: the client would get two responses for one id.
             let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
-            return rpc_error(StatusCode::BAD_REQUEST, Some(id), &e);
+            return rpc_error(StatusCode::CONFLICT, None, &e);
         }
         streams.expect(id.clone(), streamable)
     };

@@ -109,7 +109,8 @@ pub async fn serve<S: Send + Sync + 'static>(
     let refusals = connections::Refusals::new(cap);
     let mut backoff = connections::Backoff::default();
     let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new()).header_read_timeout(cx.options.header_timeout);
+    // A client that shuts its write side down still gets the answers to what it sent.
+    http.timer(TokioTimer::new()).header_read_timeout(cx.options.header_timeout).half_close(true);
     tokio::pin!(shutdown);
     loop {
         let (stream, _peer) = tokio::select! {

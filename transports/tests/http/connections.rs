@@ -102,3 +102,25 @@ async fn connections_over_the_cap_are_refused_with_503_until_one_closes() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(send(s.addr, "GET", "/openapi.json", &[], "").await.status, 200, "a freed slot is reused");
 }
+
+#[tokio::test]
+async fn a_client_that_half_closes_gets_every_pipelined_response() {
+    let s = start(HttpOptions::default()).await;
+    let mut conn = TcpStream::connect(s.addr).await.unwrap();
+    let host = s.addr.to_string();
+    let session = crate::mcp::initialize(s.addr).await;
+    let request = |i: usize| {
+        let call = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":5}}}}}}"#);
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: {host}\r\nmcp-session-id: {session}\r\ncontent-type: application/json\r\n\
+             accept: application/json\r\ncontent-length: {}\r\n\r\n{call}",
+            call.len()
+        )
+    };
+    let requests: String = (0..100).map(request).collect();
+    conn.write_all(requests.as_bytes()).await.unwrap();
+    conn.shutdown().await.unwrap();
+    let answers = until_closed(&mut conn, Duration::from_secs(5)).await.expect("the server closes when done");
+    assert_eq!(answers.matches("HTTP/1.1 200 OK").count(), 100, "every request answered");
+    assert!(answers.contains(r#""id":99"#), "the last one too");
+}

@@ -83,6 +83,12 @@ fn read_lines<S: Send + Sync + 'static>(
     let mut first = true;
     loop {
         output.wait_for_room(options.max_unread_output);
+        if output.is_broken() {
+            // Nobody can read an answer any more: stop reading, and stop the calls in flight.
+            tracing::warn!("stdout is closed; stopping");
+            session.close();
+            break;
+        }
         let Some(line) = reader.next()? else { break };
         match line {
             Line::Message(mut bytes) => {
@@ -104,4 +110,28 @@ fn read_lines<S: Send + Sync + 'static>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_stops_once_stdout_is_gone() {
+        let mut fds = [0; 2];
+        // SAFETY: pipe writes two descriptors into the array we own.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: closing the read end we just made: every write now fails with EPIPE.
+        unsafe { libc::close(fds[0]) };
+        let server = Server::builder(()).build().unwrap();
+        let output = LineSink::open(fds[1]).unwrap();
+        let session = Session::new(&server, output.clone());
+        let input: String = (0..1000).map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n")).collect();
+        let mut cursor = std::io::Cursor::new(input.as_bytes());
+        read_lines(&session, &mut cursor, &StdioOptions::default(), &output).unwrap();
+        assert!(output.is_broken());
+        assert!((cursor.position() as usize) < input.len() / 2, "read {} of {} bytes", cursor.position(), input.len());
+        // SAFETY: the write end is ours; the sink is done with it.
+        unsafe { libc::close(fds[1]) };
+    }
 }

@@ -89,6 +89,9 @@ struct ServeArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = HttpOptions::default().max_body_bytes)]
     max_body_bytes: usize,
+    /// Seconds without an event after which an event stream sends a keepalive comment.
+    #[arg(long, default_value_t = HttpOptions::default().sse_keepalive.as_secs())]
+    sse_keepalive_secs: u64,
     /// Bytes of large request bodies parsed at once (one more waits, then gets a 503).
     #[arg(long, default_value_t = HttpOptions::default().max_parsing_bytes)]
     max_parsing_bytes: usize,
@@ -118,6 +121,7 @@ impl ServeArgs {
             access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
             session_idle: secs(self.session_idle_secs),
             max_body_bytes: self.max_body_bytes,
+            sse_keepalive: secs(self.sse_keepalive_secs),
             max_parsing_bytes: self.max_parsing_bytes,
             max_response_bytes: self.max_response_bytes,
             max_connections: self.max_connections,

@@ -17,8 +17,12 @@ use tokio::sync::{Semaphore, SemaphorePermit, mpsc};
 #[derive(Debug)]
 pub enum ResponseBody {
     Full(Full<Bytes>),
-    Stream(mpsc::UnboundedReceiver<Bytes>),
+    Stream { events: mpsc::UnboundedReceiver<Bytes>, keepalive: tokio::time::Interval },
 }
+
+/// The comment an idle event stream sends now and then: it keeps proxies and clients from
+/// timing the stream out, and finds clients that are gone.
+const KEEPALIVE: &[u8] = b": keepalive\n\n";
 
 impl Body for ResponseBody {
     type Data = Bytes;
@@ -27,14 +31,22 @@ impl Body for ResponseBody {
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             ResponseBody::Full(full) => Pin::new(full).poll_frame(cx),
-            ResponseBody::Stream(rx) => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+            ResponseBody::Stream { events, keepalive } => match events.poll_recv(cx) {
+                Poll::Ready(chunk) => {
+                    keepalive.reset();
+                    Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))
+                }
+                Poll::Pending => {
+                    keepalive.poll_tick(cx).map(|_| Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE)))))
+                }
+            },
         }
     }
 
     fn is_end_stream(&self) -> bool {
         match self {
             ResponseBody::Full(full) => full.is_end_stream(),
-            ResponseBody::Stream(_) => false,
+            ResponseBody::Stream { .. } => false,
         }
     }
 
@@ -42,7 +54,7 @@ impl Body for ResponseBody {
     fn size_hint(&self) -> hyper::body::SizeHint {
         match self {
             ResponseBody::Full(full) => full.size_hint(),
-            ResponseBody::Stream(_) => hyper::body::SizeHint::default(),
+            ResponseBody::Stream { .. } => hyper::body::SizeHint::default(),
         }
     }
 }
@@ -79,9 +91,13 @@ pub fn empty(status: StatusCode) -> HttpResponse {
     response
 }
 
-/// An event stream fed by `rx`; it ends when every sender is dropped.
-pub fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> HttpResponse {
-    let mut response = Response::new(ResponseBody::Stream(rx));
+/// An event stream fed by `events`, with a keepalive comment after each `keepalive` without an
+/// event; it ends when every sender is dropped.
+pub fn event_stream(events: mpsc::UnboundedReceiver<Bytes>, keepalive: Duration) -> HttpResponse {
+    let period = keepalive.max(Duration::from_millis(1));
+    let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut response = Response::new(ResponseBody::Stream { events, keepalive });
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));

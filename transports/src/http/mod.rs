@@ -54,6 +54,8 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// The reconnection delay event streams announce.
     pub sse_retry_ms: u64,
+    /// An event stream with nothing to send this long sends a keepalive comment.
+    pub sse_keepalive: Duration,
     /// On SIGINT/SIGTERM, how long in-flight requests may take to finish.
     pub shutdown_grace: Duration,
 }
@@ -72,6 +74,7 @@ impl Default for HttpOptions {
             stall_timeout: Duration::from_secs(30),
             session_idle: Duration::from_secs(30 * 60),
             sse_retry_ms: 1000,
+            sse_keepalive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
         }
     }

@@ -242,3 +242,33 @@ async fn a_duplicate_in_flight_id_is_refused_without_a_second_response_for_that_
     assert_eq!(response["id"], 3);
     assert_eq!(response["result"]["structuredContent"], json!({ "slept": 300 }));
 }
+
+#[tokio::test]
+async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let options = HttpOptions {
+        session_idle: Duration::from_millis(200),
+        sse_keepalive: Duration::from_millis(100),
+        ..HttpOptions::default()
+    };
+    let s = start(options).await;
+    let session = initialize(s.addr).await;
+    let mut stream = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nhost: {}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n",
+        s.addr
+    );
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    let listening = tokio::time::timeout(Duration::from_millis(700), async {
+        let mut buf = [0u8; 1024];
+        while let Ok(n @ 1..) = stream.read(&mut buf).await {
+            seen.extend_from_slice(&buf[..n]);
+        }
+    });
+    assert!(listening.await.is_err(), "the stream stays open");
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(seen.matches(": keepalive\n\n").count() >= 3, "keepalive comments while idle: {seen}");
+    let r = post(s.addr, Some(&session), json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
+    assert_eq!(r.status, 200, "a session listening on its stream is not idle");
+}

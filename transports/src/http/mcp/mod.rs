@@ -122,7 +122,8 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
         return with_session(body::empty(StatusCode::ACCEPTED), &http);
     };
     let id = id.clone();
-    let response = exchange(&http, &id, streamable, || http.session.handle(message)).await;
+    let keepalive = cx.options.sse_keepalive;
+    let response = exchange(&http, &id, streamable, keepalive, || http.session.handle(message)).await;
     if initialize {
         if http.session.is_initialized() {
             return with_session(response, &http);
@@ -139,6 +140,7 @@ async fn exchange<S: Send + Sync + 'static>(
     http: &HttpSession<S>,
     id: &RequestId,
     streamable: bool,
+    keepalive: std::time::Duration,
     hand_over: impl FnOnce(),
 ) -> HttpResponse {
     let answer = {
@@ -153,7 +155,7 @@ async fn exchange<S: Send + Sync + 'static>(
     hand_over();
     match answer.await {
         Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
-        Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
+        Ok(FirstAnswer::Stream(events)) => body::event_stream(events, keepalive),
         // A cancelled request has no response; the POST ends with none.
         Ok(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
@@ -171,7 +173,7 @@ async fn undecodable<S: Send + Sync + 'static>(
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
-    exchange(&http, &id, false, || http.session.answer_undecodable(&e)).await
+    exchange(&http, &id, false, cx.options.sse_keepalive, || http.session.answer_undecodable(&e)).await
 }
 
 fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {
@@ -191,7 +193,7 @@ fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -
     };
     let last = req.headers().get("last-event-id").and_then(|v| v.to_str().ok());
     let events = http.streams().attach(last);
-    with_session(body::event_stream(events), &http)
+    with_session(body::event_stream(events, cx.options.sse_keepalive), &http)
 }
 
 fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {

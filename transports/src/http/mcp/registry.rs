@@ -80,13 +80,20 @@ impl<S: Send + Sync + 'static> Registry<S> {
         removed.is_some()
     }
 
-    /// Ends sessions idle longer than the limit; returns how many.
+    /// Ends sessions idle longer than the limit; returns how many. A session with an event stream
+    /// open is not idle.
     pub fn expire(&self) -> usize {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
         let before = sessions.len();
         sessions.retain(|_, s| {
-            let live = now.duration_since(*lock(&s.last_seen)) < self.idle;
+            let live = {
+                let mut last_seen = lock(&s.last_seen);
+                if s.streams().has_open_stream() {
+                    *last_seen = now;
+                }
+                now.duration_since(*last_seen) < self.idle
+            };
             if !live {
                 end(s);
             }

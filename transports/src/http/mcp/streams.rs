@@ -208,6 +208,11 @@ impl Streams {
         rx
     }
 
+    /// Whether a client is connected to one of the session's event streams: it counts as activity.
+    pub fn has_open_stream(&self) -> bool {
+        self.live.values().any(|tx| !tx.is_closed())
+    }
+
     /// Ends every stream and fails every request still waiting (the session is gone).
     pub fn close_all(&mut self) {
         self.live.clear();

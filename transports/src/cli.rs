@@ -86,6 +86,12 @@ struct ServeArgs {
     /// Seconds of inactivity after which a session expires.
     #[arg(long, default_value_t = HttpOptions::default().session_idle.as_secs())]
     session_idle_secs: u64,
+    /// Sessions on the server; at the cap the least recently used idle one is ended.
+    #[arg(long, default_value_t = HttpOptions::default().max_sessions)]
+    max_sessions: usize,
+    /// Sessions of one client address; at the cap its least recently used idle one is ended.
+    #[arg(long, default_value_t = HttpOptions::default().max_sessions_per_client)]
+    max_sessions_per_client: usize,
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = HttpOptions::default().max_body_bytes)]
     max_body_bytes: usize,
@@ -120,6 +126,8 @@ impl ServeArgs {
             listen: self.listen,
             access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
             session_idle: secs(self.session_idle_secs),
+            max_sessions: self.max_sessions,
+            max_sessions_per_client: self.max_sessions_per_client,
             max_body_bytes: self.max_body_bytes,
             sse_keepalive: secs(self.sse_keepalive_secs),
             max_parsing_bytes: self.max_parsing_bytes,

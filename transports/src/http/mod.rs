@@ -24,7 +24,7 @@ use crate::rest::{self, openapi, routes::Routes};
 
 use body::HttpResponse;
 use guard::AccessPolicy;
-use mcp::registry::Registry;
+use mcp::registry::{Registry, SessionLimits};
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -52,6 +52,10 @@ pub struct HttpOptions {
     pub stall_timeout: Duration,
     /// A session unused this long expires (404 afterwards).
     pub session_idle: Duration,
+    /// Sessions on the server; at the cap the least recently used idle one is ended.
+    pub max_sessions: usize,
+    /// Sessions of one client address; at the cap its least recently used idle one is ended.
+    pub max_sessions_per_client: usize,
     /// The reconnection delay event streams announce.
     pub sse_retry_ms: u64,
     /// An event stream with nothing to send this long sends a keepalive comment.
@@ -73,12 +77,18 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(30),
             stall_timeout: Duration::from_secs(30),
             session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 4096,
+            max_sessions_per_client: 1024,
             sse_retry_ms: 1000,
             sse_keepalive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
         }
     }
 }
+
+/// The address a request came from, in its extensions.
+#[derive(Debug, Clone, Copy)]
+pub struct Client(pub std::net::IpAddr);
 
 /// What every request handler shares.
 pub struct HttpContext<S: Send + Sync + 'static> {
@@ -98,7 +108,12 @@ pub async fn serve<S: Send + Sync + 'static>(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let sessions = Registry::new(options.session_idle, options.sse_retry_ms);
+    let sessions = Registry::new(SessionLimits {
+        idle: options.session_idle,
+        retry_ms: options.sse_retry_ms,
+        max_sessions: options.max_sessions,
+        max_per_client: options.max_sessions_per_client,
+    });
     let descriptors = server.table().descriptors();
     let routes = Routes::new(&descriptors);
     let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string().into();
@@ -116,7 +131,7 @@ pub async fn serve<S: Send + Sync + 'static>(
     http.timer(TokioTimer::new()).header_read_timeout(cx.options.header_timeout).half_close(true);
     tokio::pin!(shutdown);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = connections::accept(&listener, &mut backoff) => accepted,
             () = &mut shutdown => break,
         };
@@ -129,8 +144,9 @@ pub async fn serve<S: Send + Sync + 'static>(
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
         let cx = Arc::clone(&cx);
-        let service = service_fn(move |req| {
+        let service = service_fn(move |mut req: Request<Incoming>| {
             let cx = Arc::clone(&cx);
+            req.extensions_mut().insert(Client(peer.ip()));
             async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req).await) }
         });
         let conn = graceful.watch(http.serve_connection(io, service));

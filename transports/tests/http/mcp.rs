@@ -245,7 +245,7 @@ async fn a_duplicate_in_flight_id_is_refused_without_a_second_response_for_that_
 
 #[tokio::test]
 async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncReadExt;
     let options = HttpOptions {
         session_idle: Duration::from_millis(200),
         sse_keepalive: Duration::from_millis(100),
@@ -253,12 +253,7 @@ async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
     };
     let s = start(options).await;
     let session = initialize(s.addr).await;
-    let mut stream = tokio::net::TcpStream::connect(s.addr).await.unwrap();
-    let get = format!(
-        "GET /mcp HTTP/1.1\r\nhost: {}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n",
-        s.addr
-    );
-    stream.write_all(get.as_bytes()).await.unwrap();
+    let mut stream = open_get_stream(s.addr, &session).await;
     let mut seen = Vec::new();
     let listening = tokio::time::timeout(Duration::from_millis(700), async {
         let mut buf = [0u8; 1024];
@@ -271,4 +266,40 @@ async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
     assert!(seen.matches(": keepalive\n\n").count() >= 3, "keepalive comments while idle: {seen}");
     let r = post(s.addr, Some(&session), json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
     assert_eq!(r.status, 200, "a session listening on its stream is not idle");
+}
+
+/// A GET stream on a raw connection, held open while the connection is.
+async fn open_get_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let get = format!("GET /mcp HTTP/1.1\r\nhost: {addr}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n");
+    stream.write_all(get.as_bytes()).await.unwrap();
+    stream
+}
+
+#[tokio::test]
+async fn at_the_session_cap_the_least_recently_used_idle_session_makes_room() {
+    let s = start(HttpOptions { max_sessions_per_client: 2, ..HttpOptions::default() }).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    let oldest = initialize(s.addr).await;
+    let used = initialize(s.addr).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(post(s.addr, Some(&oldest), ping.clone()).await.status, 200, "now the most recently used");
+    let newest = initialize(s.addr).await;
+    assert_eq!(post(s.addr, Some(&used), ping.clone()).await.status, 404, "the least recently used was ended");
+    assert_eq!(post(s.addr, Some(&oldest), ping.clone()).await.status, 200);
+    assert_eq!(post(s.addr, Some(&newest), ping).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_session_cap_full_of_busy_sessions_refuses_a_new_one() {
+    let s = start(HttpOptions { max_sessions: 1, ..HttpOptions::default() }).await;
+    let listening = initialize(s.addr).await;
+    let _stream = open_get_stream(s.addr, &listening).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = post(s.addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
+    assert_eq!(r.status, 503);
+    assert!(r.json()["error"].as_str().unwrap_or_default().contains("1 sessions, the most it may have, all busy"), "{:?}", r.body);
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    assert_eq!(post(s.addr, Some(&listening), ping).await.status, 200, "the busy session lives on");
 }

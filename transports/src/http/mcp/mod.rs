@@ -13,9 +13,9 @@ use serde_json::json;
 use tooltable::SUPPORTED_VERSIONS;
 use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
-use super::HttpContext;
+use super::{Client, HttpContext};
 use super::body::{self, HttpResponse};
-use registry::HttpSession;
+use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 
 /// The methods `/mcp` serves.
@@ -79,6 +79,7 @@ fn session<S: Send + Sync + 'static>(
 
 async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
     let (head, incoming) = req.into_parts();
+    let client = head.extensions.get::<Client>().map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |c| c.0);
     let headers = head.headers;
     let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
     let streamable = accepts(&headers, "text/event-stream");
@@ -107,9 +108,10 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
     let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
         && !headers.contains_key(SESSION_HEADER);
     let http = if initialize {
-        match cx.sessions.create(&cx.server) {
+        match cx.sessions.create(&cx.server, client) {
             Ok(http) => http,
-            Err(e) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, format!("no session id: {e}")),
+            Err(e @ CreateError::Full { .. }) => return body::error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+            Err(e @ CreateError::Id(_)) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }
     } else {
         match session(cx, &headers) {

@@ -208,6 +208,11 @@ impl Streams {
         rx
     }
 
+    /// Whether the session may be ended to make room: no request in flight, no stream open.
+    pub fn is_idle(&self) -> bool {
+        self.waiting.is_empty() && self.carriers.is_empty() && !self.has_open_stream()
+    }
+
     /// Whether a client is connected to one of the session's event streams: it counts as activity.
     pub fn has_open_stream(&self) -> bool {
         self.live.values().any(|tx| !tx.is_closed())

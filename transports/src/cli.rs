@@ -95,6 +95,12 @@ struct ServeArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = HttpOptions::default().max_body_bytes)]
     max_body_bytes: usize,
+    /// Bytes of events one session keeps for clients that reconnect with Last-Event-ID.
+    #[arg(long, default_value_t = HttpOptions::default().log_bytes_per_session)]
+    log_bytes_per_session: usize,
+    /// Bytes of such events all sessions together keep.
+    #[arg(long, default_value_t = HttpOptions::default().log_bytes_per_server)]
+    log_bytes_per_server: usize,
     /// Seconds without an event after which an event stream sends a keepalive comment.
     #[arg(long, default_value_t = HttpOptions::default().sse_keepalive.as_secs())]
     sse_keepalive_secs: u64,
@@ -129,6 +135,8 @@ impl ServeArgs {
             max_sessions: self.max_sessions,
             max_sessions_per_client: self.max_sessions_per_client,
             max_body_bytes: self.max_body_bytes,
+            log_bytes_per_session: self.log_bytes_per_session,
+            log_bytes_per_server: self.log_bytes_per_server,
             sse_keepalive: secs(self.sse_keepalive_secs),
             max_parsing_bytes: self.max_parsing_bytes,
             max_response_bytes: self.max_response_bytes,

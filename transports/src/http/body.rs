@@ -36,9 +36,7 @@ impl Body for ResponseBody {
                     keepalive.reset();
                     Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))
                 }
-                Poll::Pending => {
-                    keepalive.poll_tick(cx).map(|_| Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE)))))
-                }
+                Poll::Pending => keepalive.poll_tick(cx).map(|_| Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE))))),
             },
         }
     }

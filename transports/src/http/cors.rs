@@ -4,14 +4,15 @@
 //! allowed cross-origin: a page on `http://localhost:5173` passes the Origin check (it is local)
 //! but its browser gets no CORS headers.
 
-use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::StatusCode;
+use hyper::header::{self, HeaderMap, HeaderValue};
 
 use super::body::{self, HttpResponse};
 use super::guard::AccessPolicy;
 
 /// The request headers MCP clients send.
-const ALLOWED_HEADERS: &str = "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id";
+const ALLOWED_HEADERS: &str =
+    "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id";
 /// The response headers a browser client must read.
 const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version";
 /// How long a browser may cache a preflight, in seconds.

@@ -56,6 +56,11 @@ pub struct HttpOptions {
     pub max_sessions: usize,
     /// Sessions of one client address; at the cap its least recently used idle one is ended.
     pub max_sessions_per_client: usize,
+    /// Bytes of events one session keeps for clients that reconnect (`Last-Event-ID`); the oldest
+    /// go first, and a larger event is delivered live but not kept.
+    pub log_bytes_per_session: usize,
+    /// Bytes of such events all sessions together keep.
+    pub log_bytes_per_server: usize,
     /// The reconnection delay event streams announce.
     pub sse_retry_ms: u64,
     /// An event stream with nothing to send this long sends a keepalive comment.
@@ -79,6 +84,8 @@ impl Default for HttpOptions {
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 4096,
             max_sessions_per_client: 1024,
+            log_bytes_per_session: 1024 * 1024,
+            log_bytes_per_server: 64 * 1024 * 1024,
             sse_retry_ms: 1000,
             sse_keepalive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
@@ -113,6 +120,8 @@ pub async fn serve<S: Send + Sync + 'static>(
         retry_ms: options.sse_retry_ms,
         max_sessions: options.max_sessions,
         max_per_client: options.max_sessions_per_client,
+        log_bytes_per_session: options.log_bytes_per_session,
+        log_bytes_per_server: options.log_bytes_per_server,
     });
     let descriptors = server.table().descriptors();
     let routes = Routes::new(&descriptors);

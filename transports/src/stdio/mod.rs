@@ -126,7 +126,8 @@ mod tests {
         let server = Server::builder(()).build().unwrap();
         let output = LineSink::open(fds[1]).unwrap();
         let session = Session::new(&server, output.clone());
-        let input: String = (0..1000).map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n")).collect();
+        let input: String =
+            (0..1000).map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n")).collect();
         let mut cursor = std::io::Cursor::new(input.as_bytes());
         read_lines(&session, &mut cursor, &StdioOptions::default(), &output).unwrap();
         assert!(output.is_broken());

@@ -110,7 +110,9 @@ async fn a_client_that_half_closes_gets_every_pipelined_response() {
     let host = s.addr.to_string();
     let session = crate::mcp::initialize(s.addr).await;
     let request = |i: usize| {
-        let call = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":5}}}}}}"#);
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":5}}}}}}"#
+        );
         format!(
             "POST /mcp HTTP/1.1\r\nhost: {host}\r\nmcp-session-id: {session}\r\ncontent-type: application/json\r\n\
              accept: application/json\r\ncontent-length: {}\r\n\r\n{call}",

@@ -15,7 +15,8 @@ fn preflight(origin: &'static str, method: &'static str) -> Vec<(&'static str, &
     ]
 }
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+const INITIALIZE: &str =
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
 
 #[tokio::test]
 async fn an_allowed_origin_gets_preflights_and_readable_session_headers() {
@@ -29,11 +30,8 @@ async fn an_allowed_origin_gets_preflights_and_readable_session_headers() {
     for name in ["content-type", "accept", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"] {
         assert!(allowed.contains(name), "{name} in {allowed}");
     }
-    let headers = [
-        ("origin", APP),
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-    ];
+    let headers =
+        [("origin", APP), ("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
     let r = send(s.addr, "POST", "/mcp", &headers, INITIALIZE).await;
     assert_eq!(r.status, 200);
     assert!(r.header("mcp-session-id").is_some());

@@ -32,8 +32,12 @@ async fn hostile(addr: std::net::SocketAddr, kind: usize) -> Option<TcpStream> {
     let opening = match kind {
         0 => String::new(),
         1 => "GET /openapi.json HTTP/1.1\r\nx-slow: ".to_owned(),
-        2 => format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{{"),
-        _ => format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n1\r\n \r\n"),
+        2 => format!(
+            "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{{"
+        ),
+        _ => format!(
+            "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n1\r\n \r\n"
+        ),
     };
     s.write_all(opening.as_bytes()).await.ok()?;
     Some(s)
@@ -70,5 +74,9 @@ async fn a_normal_client_is_answered_while_1000_hostile_connections_are_open() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let besieged = latencies(s.addr).await;
     println!("normal client, {NORMAL_REQUESTS} requests alone: {}", summary(&quiet));
-    println!("normal client, {NORMAL_REQUESTS} requests beside {} hostile connections: {}", held.len(), summary(&besieged));
+    println!(
+        "normal client, {NORMAL_REQUESTS} requests beside {} hostile connections: {}",
+        held.len(),
+        summary(&besieged)
+    );
 }

@@ -272,7 +272,8 @@ async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
 async fn open_get_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
     use tokio::io::AsyncWriteExt;
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let get = format!("GET /mcp HTTP/1.1\r\nhost: {addr}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n");
+    let get =
+        format!("GET /mcp HTTP/1.1\r\nhost: {addr}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n");
     stream.write_all(get.as_bytes()).await.unwrap();
     stream
 }
@@ -299,7 +300,11 @@ async fn a_session_cap_full_of_busy_sessions_refuses_a_new_one() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let r = post(s.addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
     assert_eq!(r.status, 503);
-    assert!(r.json()["error"].as_str().unwrap_or_default().contains("1 sessions, the most it may have, all busy"), "{:?}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap_or_default().contains("1 sessions, the most it may have, all busy"),
+        "{:?}",
+        r.body
+    );
     let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
     assert_eq!(post(s.addr, Some(&listening), ping).await.status, 200, "the busy session lives on");
 }

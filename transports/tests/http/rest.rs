@@ -114,7 +114,8 @@ async fn a_response_over_the_limit_is_a_413_error_body() {
 #[tokio::test]
 async fn a_body_may_start_with_a_byte_order_mark() {
     let s = start(HttpOptions::default()).await;
-    let r = send(s.addr, "POST", "/things", &[("content-type", "application/json")], "\u{feff}{\"name\":\"bom\"}").await;
+    let r =
+        send(s.addr, "POST", "/things", &[("content-type", "application/json")], "\u{feff}{\"name\":\"bom\"}").await;
     assert_eq!(r.status, 201, "{:?}", r.body);
     assert_eq!(r.json(), json!({ "created": "bom" }));
 }

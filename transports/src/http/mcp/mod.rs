@@ -1,6 +1,7 @@
 //! Streamable HTTP at `/mcp` (MCP 2025-11-25, basic/transports): POST carries messages in, GET
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
+pub mod logs;
 pub mod registry;
 pub mod streams;
 
@@ -13,8 +14,8 @@ use serde_json::json;
 use tooltable::SUPPORTED_VERSIONS;
 use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
-use super::{Client, HttpContext};
 use super::body::{self, HttpResponse};
+use super::{Client, HttpContext};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use tooltable::{Outbox, Outgoing, Server, Session};
 
+use super::logs::LogBudget;
 use super::streams::Streams;
 
 /// One MCP session served over HTTP.
@@ -55,6 +56,9 @@ pub struct SessionLimits {
     pub max_sessions: usize,
     /// Sessions of one client address; at the cap its least recently used idle one is ended.
     pub max_per_client: usize,
+    /// Bytes of events kept for replay by one session, and by all of them together.
+    pub log_bytes_per_session: usize,
+    pub log_bytes_per_server: usize,
 }
 
 /// Why no session could be made.
@@ -71,7 +75,10 @@ impl std::fmt::Display for CreateError {
         match self {
             CreateError::Id(e) => write!(f, "no session id: {e}"),
             CreateError::Full { limit, per_client: true } => {
-                write!(f, "this client has {limit} sessions, the most it may have, all busy; end one (DELETE /mcp) first")
+                write!(
+                    f,
+                    "this client has {limit} sessions, the most it may have, all busy; end one (DELETE /mcp) first"
+                )
             }
             CreateError::Full { limit, per_client: false } => {
                 write!(f, "the server has {limit} sessions, the most it may have, all busy; retry later")
@@ -125,11 +132,13 @@ impl<S: Send + Sync + 'static> Sessions<S> {
 pub struct Registry<S: Send + Sync + 'static> {
     sessions: Mutex<Sessions<S>>,
     limits: SessionLimits,
+    logs: Arc<LogBudget>,
 }
 
 impl<S: Send + Sync + 'static> Registry<S> {
     pub fn new(limits: SessionLimits) -> Self {
-        Registry { sessions: Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() }), limits }
+        let logs = Arc::new(LogBudget::new(limits.log_bytes_per_session, limits.log_bytes_per_server));
+        Registry { sessions: Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() }), limits, logs }
     }
 
     /// A new session for `client` with a fresh id, its outgoing messages routed to its streams;
@@ -144,7 +153,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         if sessions.by_id.len() >= max_sessions && !sessions.evict(None) {
             return Err(CreateError::Full { limit: max_sessions, per_client: false });
         }
-        let streams = Arc::new(Mutex::new(Streams::new(self.limits.retry_ms)));
+        let streams = Arc::new(Mutex::new(Streams::new(self.limits.retry_ms, Arc::clone(&self.logs))));
         let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
         let last_seen = Mutex::new(Instant::now());
         let http = Arc::new(HttpSession { id, client, session, streams, last_seen });

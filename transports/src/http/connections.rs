@@ -14,11 +14,13 @@ use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
 /// Descriptors kept free of connections for everything else the process opens (files, the
-/// refusals themselves), so the cap is reached before the descriptor limit is.
+/// listener), besides those of the refusals being written, so the cap is reached before the
+/// descriptor limit is.
 const RESERVED_DESCRIPTORS: usize = 64;
-/// Refusals being written at once; past this a refused connection is closed without an answer.
+/// Refused connections waiting for their client to close; past this one is closed at once, its
+/// answer given only if the socket took it without waiting.
 const MAX_REFUSALS: usize = 64;
-/// How long writing one refusal may take.
+/// How long one refused connection may linger.
 const REFUSAL_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Pauses between failed accepts: doubling from 10 ms to 1 s, so a full descriptor table is
@@ -74,7 +76,8 @@ pub fn effective_cap(requested: usize) -> usize {
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
         return requested;
     }
-    let available = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX).saturating_sub(RESERVED_DESCRIPTORS);
+    let available =
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX).saturating_sub(RESERVED_DESCRIPTORS + MAX_REFUSALS);
     if available < requested {
         tracing::warn!(
             requested,
@@ -87,39 +90,51 @@ pub fn effective_cap(requested: usize) -> usize {
 
 /// Answers a connection over the cap with a 503 and closes it, without holding up accepts.
 pub struct Refusals {
-    writing: Arc<Semaphore>,
-    body: String,
+    lingering: Arc<Semaphore>,
+    response: Arc<[u8]>,
 }
 
 impl Refusals {
     pub fn new(cap: usize) -> Self {
         let body = serde_json::json!({
             "error": format!("the server is at its limit of {cap} open connections; retry later")
-        });
-        Refusals { writing: Arc::new(Semaphore::new(MAX_REFUSALS)), body: body.to_string() }
+        })
+        .to_string();
+        let response = format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+             retry-after: 1\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        Refusals { lingering: Arc::new(Semaphore::new(MAX_REFUSALS)), response: response.into_bytes().into() }
     }
 
     pub fn refuse(&self, stream: TcpStream) {
-        // Too many refusals at once: closing at once is the answer.
-        let Ok(permit) = Arc::clone(&self.writing).try_acquire_owned() else { return };
-        let response = format!(
-            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
-             retry-after: 1\r\nconnection: close\r\n\r\n{}",
-            self.body.len(),
-            self.body
-        );
+        // The answer is small: the socket nearly always takes it at once. What the client already
+        // sent is read first, so that closing is a clean end rather than a reset that can discard
+        // the answer before the client reads it.
+        let mut sink = [0u8; 4096];
+        while matches!(stream.try_read(&mut sink), Ok(1..)) {}
+        let written = stream.try_write(&self.response).is_ok_and(|n| n == self.response.len());
+        if written {
+            // SAFETY: shutdown on the descriptor the stream owns; no memory is passed.
+            unsafe { libc::shutdown(std::os::fd::AsRawFd::as_raw_fd(&stream), libc::SHUT_WR) };
+        }
+        // Then wait a little for the client to close; with too many refusals lingering, close now.
+        let Ok(permit) = Arc::clone(&self.lingering).try_acquire_owned() else { return };
+        let response = (!written).then(|| Arc::clone(&self.response));
         tokio::spawn(async move {
             let _permit = permit;
-            let _ = tokio::time::timeout(REFUSAL_TIMEOUT, write_refusal(stream, response.into_bytes())).await;
+            let _ = tokio::time::timeout(REFUSAL_TIMEOUT, linger(stream, response)).await;
         });
     }
 }
 
-async fn write_refusal(mut stream: TcpStream, response: Vec<u8>) -> io::Result<()> {
-    stream.write_all(&response).await?;
-    stream.shutdown().await?;
-    // Read what the client sent until it closes: closing with its request unread would be a reset,
-    // which can discard the answer before the client reads it.
+/// Writes the refusal if it was not yet, then reads until the client closes.
+async fn linger(mut stream: TcpStream, unwritten: Option<Arc<[u8]>>) -> io::Result<()> {
+    if let Some(response) = unwritten {
+        stream.write_all(&response).await?;
+        stream.shutdown().await?;
+    }
     let mut sink = [0u8; 1024];
     while stream.read(&mut sink).await? > 0 {}
     Ok(())

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""A normal client's latency beside hostile connections, against a server binary's `serve`.
+
+Usage: bench/hostile.py SERVER_BIN [HOSTILE] [REQUESTS]   (defaults: 1000 hostile, 200 requests)
+
+Starts `SERVER_BIN serve --listen 127.0.0.1:0`, measures REQUESTS sequential `GET /add?a=1&b=2`
+on fresh connections alone, then again while HOSTILE connections are open (a quarter each:
+silent, slow headers, a short Content-Length, endless chunks), and prints both. Loopback only;
+bounded in count, and in time by the server's own timeouts (it ends within a minute).
+"""
+
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+
+def start(binary):
+    server = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+    line = server.stderr.readline()
+    if not line.startswith("listening on http://"):
+        server.kill()
+        sys.exit(f"{binary} did not start: {line!r}")
+    host, port = line.split()[2].removeprefix("http://").split("/")[0].rsplit(":", 1)
+    return server, (host, int(port))
+
+
+def request(addr):
+    started = time.perf_counter()
+    with socket.create_connection(addr, timeout=10) as s:
+        s.sendall(f"GET /add?a=1&b=2 HTTP/1.1\r\nhost: {addr[0]}:{addr[1]}\r\nconnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    if not answer.startswith(b"HTTP/1.1 200") or b'"sum":3' not in answer:
+        raise SystemExit(f"unexpected answer: {answer[:200]!r}")
+    return time.perf_counter() - started
+
+
+def hostile(addr, kind):
+    s = socket.create_connection(addr, timeout=10)
+    host = f"{addr[0]}:{addr[1]}"
+    openings = [
+        b"",
+        b"GET /add HTTP/1.1\r\nx-slow: ",
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{{".encode(),
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n1\r\n \r\n".encode(),
+    ]
+    s.sendall(openings[kind])
+    return s
+
+
+def summary(times):
+    ms = sorted(t * 1000 for t in times)
+    return (f"p50 {statistics.median(ms):.2f} ms, p99 {ms[int(0.99 * (len(ms) - 1))]:.2f} ms, "
+            f"max {ms[-1]:.2f} ms ({len(ms)} requests)")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    binary = sys.argv[1]
+    n_hostile = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    n_requests = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    server, addr = start(binary)
+    try:
+        alone = [request(addr) for _ in range(n_requests)]
+        held = [hostile(addr, i % 4) for i in range(n_hostile)]
+        time.sleep(0.5)
+        besieged = [request(addr) for _ in range(n_requests)]
+        print(f"alone:                          {summary(alone)}")
+        print(f"beside {len(held)} hostile connections: {summary(besieged)}")
+        for s in held:
+            s.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+
+
+if __name__ == "__main__":
+    main()

@@ -102,7 +102,7 @@ struct ServeArgs {
     #[arg(long, default_value_t = HttpOptions::default().log_bytes_per_server)]
     log_bytes_per_server: usize,
     /// Seconds without an event after which an event stream sends a keepalive comment.
-    #[arg(long, default_value_t = HttpOptions::default().sse_keepalive.as_secs())]
+    #[arg(long, default_value_t = HttpOptions::default().sse_keepalive.as_secs(), value_parser = seconds())]
     sse_keepalive_secs: u64,
     /// Bytes of large request bodies parsed at once (one more waits, then gets a 503).
     #[arg(long, default_value_t = HttpOptions::default().max_parsing_bytes)]
@@ -115,13 +115,13 @@ struct ServeArgs {
     max_connections: usize,
     /// Seconds a connection may take to send a request's headers, counted from when it opens or
     /// its previous response ends (so also how long a kept-alive connection may sit idle).
-    #[arg(long, default_value_t = HttpOptions::default().header_timeout.as_secs())]
+    #[arg(long, default_value_t = HttpOptions::default().header_timeout.as_secs(), value_parser = seconds())]
     header_timeout_secs: u64,
     /// Seconds a request body may take to arrive once its headers have (408 beyond).
-    #[arg(long, default_value_t = HttpOptions::default().body_timeout.as_secs())]
+    #[arg(long, default_value_t = HttpOptions::default().body_timeout.as_secs(), value_parser = seconds())]
     body_timeout_secs: u64,
     /// Seconds a response may wait for a client that reads none of it before the connection ends.
-    #[arg(long, default_value_t = HttpOptions::default().stall_timeout.as_secs())]
+    #[arg(long, default_value_t = HttpOptions::default().stall_timeout.as_secs(), value_parser = seconds())]
     stall_timeout_secs: u64,
 }
 
@@ -147,6 +147,11 @@ impl ServeArgs {
             ..HttpOptions::default()
         }
     }
+}
+
+/// A number of seconds, at least 1: a zero timeout would refuse everything.
+fn seconds() -> clap::builder::RangedU64ValueParser {
+    clap::builder::RangedU64ValueParser::new().range(1..)
 }
 
 /// Exit codes beyond 0 (success) and 1 (a tool error).
@@ -353,6 +358,14 @@ mod tests {
         let help = output(&["some-server", "--help"]);
         assert!(help.starts_with("Serves some things"), "{help}");
         assert!(!help.contains("tooltable"), "{help}");
+    }
+
+    #[test]
+    fn a_zero_timeout_is_a_usage_error() {
+        let parse =
+            |secs: &str| command::<NoOptions>(PACKAGE, ["s", "serve", "--header-timeout-secs", secs].map(Into::into));
+        assert_eq!(parse("0").unwrap_err().kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(parse("1").is_ok());
     }
 
     #[test]

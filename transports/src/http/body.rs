@@ -134,7 +134,8 @@ pub struct ParseBudget {
 
 impl ParseBudget {
     pub fn new(total: usize, wait: Duration) -> Self {
-        let total = total.clamp(1, Semaphore::MAX_PERMITS) as u32 as usize;
+        // `acquire_many` counts in u32.
+        let total = total.clamp(1, u32::MAX as usize);
         ParseBudget { bytes: Semaphore::new(total), total, wait }
     }
 

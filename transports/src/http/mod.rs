@@ -93,10 +93,6 @@ impl Default for HttpOptions {
     }
 }
 
-/// The address a request came from, in its extensions.
-#[derive(Debug, Clone, Copy)]
-pub struct Client(pub std::net::IpAddr);
-
 /// What every request handler shares.
 pub struct HttpContext<S: Send + Sync + 'static> {
     pub server: Server<S>,
@@ -153,10 +149,10 @@ pub async fn serve<S: Send + Sync + 'static>(
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
         let cx = Arc::clone(&cx);
-        let service = service_fn(move |mut req: Request<Incoming>| {
+        let client = peer.ip();
+        let service = service_fn(move |req| {
             let cx = Arc::clone(&cx);
-            req.extensions_mut().insert(Client(peer.ip()));
-            async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req).await) }
+            async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req, client).await) }
         });
         let conn = graceful.watch(http.serve_connection(io, service));
         tasks.spawn(async move {
@@ -189,7 +185,12 @@ async fn expire_sessions<S: Send + Sync + 'static>(cx: Arc<HttpContext<S>>) {
     }
 }
 
-async fn dispatch<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+/// Answers one request from `client`'s address.
+async fn dispatch<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: Request<Incoming>,
+    client: std::net::IpAddr,
+) -> HttpResponse {
     if let Err(refusal) = cx.options.access.check(req.headers()) {
         return body::error(StatusCode::FORBIDDEN, refusal.to_string());
     }
@@ -198,7 +199,7 @@ async fn dispatch<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<In
         options(cx, &req, cross_origin.is_some())
     } else {
         match req.uri().path() {
-            "/mcp" => mcp::handle(cx, req).await,
+            "/mcp" => mcp::handle(cx, req, client).await,
             "/openapi.json" if req.method() == hyper::Method::GET => {
                 body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
             }

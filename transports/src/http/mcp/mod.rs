@@ -5,6 +5,7 @@ pub mod logs;
 pub mod registry;
 pub mod streams;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use hyper::body::Incoming;
@@ -14,8 +15,8 @@ use serde_json::json;
 use tooltable::SUPPORTED_VERSIONS;
 use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
+use super::HttpContext;
 use super::body::{self, HttpResponse};
-use super::{Client, HttpContext};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 
@@ -24,12 +25,17 @@ pub const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+/// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
+pub async fn handle<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: Request<Incoming>,
+    client: IpAddr,
+) -> HttpResponse {
     if let Err(response) = check_version(req.headers()) {
         return response;
     }
     match *req.method() {
-        Method::POST => post(cx, req).await,
+        Method::POST => post(cx, req, client).await,
         Method::GET => get(cx, &req),
         Method::DELETE => delete(cx, &req),
         _ => {
@@ -78,9 +84,8 @@ fn session<S: Send + Sync + 'static>(
         .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
 }
 
-async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>, client: IpAddr) -> HttpResponse {
     let (head, incoming) = req.into_parts();
-    let client = head.extensions.get::<Client>().map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |c| c.0);
     let headers = head.headers;
     let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
     let streamable = accepts(&headers, "text/event-stream");

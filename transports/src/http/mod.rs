@@ -101,6 +101,7 @@ pub struct HttpContext<S: Send + Sync + 'static> {
     pub routes: Routes,
     /// `/openapi.json`, generated once; each answer shares these bytes.
     pub openapi: hyper::body::Bytes,
+    /// Large request bodies take turns being parsed.
     pub parsing: body::ParseBudget,
 }
 

@@ -59,6 +59,9 @@ impl Body for ResponseBody {
 
 pub type HttpResponse = Response<ResponseBody>;
 
+/// Every request body: hyper's, counted by the connection cap while it is still arriving.
+pub type RequestBody = super::slots::Receiving<Incoming>;
+
 /// A response with a whole body.
 pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
     let mut response = Response::new(ResponseBody::Full(Full::new(body.into())));
@@ -105,7 +108,7 @@ pub fn event_stream(events: mpsc::UnboundedReceiver<Bytes>, keepalive: Duration)
 /// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it, or one
 /// that takes longer than `timeout` to arrive (408). Either refusal closes the connection: the rest
 /// of the body is never read.
-pub async fn read_limited(body: Incoming, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
+pub async fn read_limited(body: RequestBody, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
     let refused = |status, message: String| {
         let mut response = error(status, message);
         response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));

@@ -6,13 +6,13 @@ pub mod connections;
 pub mod cors;
 pub mod guard;
 pub mod mcp;
+pub mod slots;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, StatusCode};
@@ -22,7 +22,7 @@ use tooltable::Server;
 
 use crate::rest::{self, openapi, routes::Routes};
 
-use body::HttpResponse;
+use body::{HttpResponse, RequestBody};
 use guard::AccessPolicy;
 use mcp::registry::{Registry, SessionLimits};
 
@@ -129,8 +129,8 @@ pub async fn serve<S: Send + Sync + 'static>(
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut tasks = tokio::task::JoinSet::new();
     let cap = connections::effective_cap(cx.options.max_connections);
-    let slots = Arc::new(tokio::sync::Semaphore::new(cap));
-    let refusals = connections::Refusals::new(cap);
+    let slots = slots::Slots::new(cap);
+    let refusals = Arc::new(connections::Refusals::new(cap));
     let mut backoff = connections::Backoff::default();
     let mut http = http1::Builder::new();
     // A client that shuts its write side down still gets the answers to what it sent.
@@ -142,24 +142,32 @@ pub async fn serve<S: Send + Sync + 'static>(
             () = &mut shutdown => break,
         };
         while tasks.try_join_next().is_some() {}
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            refusals.refuse(stream);
-            continue;
-        };
-        // Answers are small and written in one go; Nagle's delay would only add latency.
-        let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
-        let cx = Arc::clone(&cx);
-        let client = peer.ip();
-        let service = service_fn(move |req| {
-            let cx = Arc::clone(&cx);
-            async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req, client).await) }
-        });
-        let conn = graceful.watch(http.serve_connection(io, service));
+        let (cx, slots, refusals) = (Arc::clone(&cx), Arc::clone(&slots), Arc::clone(&refusals));
+        let (http, watcher) = (http.clone(), graceful.watcher());
         tasks.spawn(async move {
-            let _slot = slot;
-            if let Err(e) = conn.await {
-                tracing::debug!("connection ended: {e}");
+            let Some(slot) = slots.claim().await else {
+                return refusals.refuse(stream);
+            };
+            // Answers are small and written in one go; Nagle's delay would only add latency.
+            let _ = stream.set_nodelay(true);
+            let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
+            let client = peer.ip();
+            let connection = Arc::clone(&slot.connection);
+            let service = service_fn(move |req: Request<hyper::body::Incoming>| {
+                let cx = Arc::clone(&cx);
+                let busy = connection.begin();
+                let req = req.map(|body| connection.receive(body));
+                async move {
+                    let response = dispatch(&cx, req, client).await;
+                    Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
+                }
+            });
+            let conn = watcher.watch(http.serve_connection(io, service));
+            tokio::select! {
+                ended = conn => if let Err(e) = ended {
+                    tracing::debug!("connection ended: {e}");
+                },
+                () = slot.connection.closed_for_room() => tracing::debug!("closed an idle connection to make room"),
             }
         });
     }
@@ -189,7 +197,7 @@ async fn expire_sessions<S: Send + Sync + 'static>(cx: Arc<HttpContext<S>>) {
 /// Answers one request from `client`'s address.
 async fn dispatch<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     client: std::net::IpAddr,
 ) -> HttpResponse {
     if let Err(refusal) = cx.options.access.check(req.headers()) {
@@ -214,7 +222,11 @@ async fn dispatch<S: Send + Sync + 'static>(
 }
 
 /// `OPTIONS` (a CORS preflight, usually) on `/mcp`, `/openapi.json` or a REST route.
-fn options<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>, cross_origin: bool) -> HttpResponse {
+fn options<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: &Request<RequestBody>,
+    cross_origin: bool,
+) -> HttpResponse {
     let path = req.uri().path();
     let methods = match path {
         "/mcp" => mcp::METHODS.to_owned(),

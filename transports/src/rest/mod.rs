@@ -5,16 +5,15 @@ pub mod args;
 pub mod openapi;
 pub mod routes;
 
-use hyper::body::Incoming;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};
 use tooltable::{Cx, ErrorKind, Output};
 
 use crate::http::HttpContext;
-use crate::http::body::{self, HttpResponse};
+use crate::http::body::{self, HttpResponse, RequestBody};
 use routes::Resolution;
 
-pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<RequestBody>) -> HttpResponse {
     let (head, body) = req.into_parts();
     let (method, path) = (head.method.as_str(), head.uri.path());
     let (route, params) = match cx.routes.resolve(method, path) {

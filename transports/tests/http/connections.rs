@@ -88,19 +88,36 @@ async fn bodies_that_stop_arriving_are_answered_408() {
 }
 
 #[tokio::test]
-async fn connections_over_the_cap_are_refused_with_503_until_one_closes() {
+async fn at_the_cap_the_connection_idle_longest_makes_room_for_a_new_client() {
     let s = start(HttpOptions { max_connections: 2, ..HttpOptions::default() }).await;
-    let first = TcpStream::connect(s.addr).await.unwrap();
-    let _second = TcpStream::connect(s.addr).await.unwrap();
+    let mut oldest = TcpStream::connect(s.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut newer = TcpStream::connect(s.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(send(s.addr, "GET", "/openapi.json", &[], "").await.status, 200, "a normal client gets in");
+    assert!(
+        until_closed(&mut oldest, Duration::from_secs(1)).await.is_some(),
+        "the silent connection idle longest was closed"
+    );
+    assert!(until_closed(&mut newer, Duration::from_millis(200)).await.is_none(), "the other stays");
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_are_refused_with_503_while_all_are_busy() {
+    let s = start(HttpOptions { max_connections: 2, ..HttpOptions::default() }).await;
+    let session = crate::mcp::initialize(s.addr).await;
+    let _listening = crate::mcp::open_get_stream(s.addr, &session).await;
+    let call = serde_json::json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "slow", "arguments": { "ms": 500 } } });
+    let (addr, sid) = (s.addr, session.clone());
+    let calling = tokio::spawn(async move { crate::mcp::post(addr, Some(&sid), call).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
     let refused = send(s.addr, "GET", "/openapi.json", &[], "").await;
     assert_eq!(refused.status, 503);
     assert_eq!(refused.header("retry-after"), Some("1"));
     let message = refused.json()["error"].as_str().unwrap_or_default().to_owned();
     assert!(message.contains("limit of 2 open connections"), "{message}");
-    drop(first);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(send(s.addr, "GET", "/openapi.json", &[], "").await.status, 200, "a freed slot is reused");
+    assert_eq!(calling.await.unwrap().status, 200, "the call in flight was not cut");
+    assert_eq!(send(s.addr, "GET", "/openapi.json", &[], "").await.status, 200, "its connection makes room once done");
 }
 
 #[tokio::test]

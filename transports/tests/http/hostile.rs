@@ -60,11 +60,10 @@ fn summary(times: &[Duration]) -> String {
     format!("p50 {:?}, p99 {:?}, max {:?}", at(0.5), at(0.99), times[times.len() - 1])
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a load test: run with --run-ignored ignored-only"]
-async fn a_normal_client_is_answered_while_1000_hostile_connections_are_open() {
+/// The normal client's latencies alone, then beside 1,000 hostile connections, printed.
+async fn besieged(options: HttpOptions, what: &str) {
     raise_descriptor_limit();
-    let s = start(HttpOptions::default()).await;
+    let s = start(options).await;
     let quiet = latencies(s.addr).await;
     let mut held = Vec::new();
     for i in 0..4 * HOSTILE_PER_KIND {
@@ -73,10 +72,18 @@ async fn a_normal_client_is_answered_while_1000_hostile_connections_are_open() {
     assert_eq!(held.len(), 4 * HOSTILE_PER_KIND, "every hostile connection opened");
     tokio::time::sleep(Duration::from_millis(200)).await;
     let besieged = latencies(s.addr).await;
-    println!("normal client, {NORMAL_REQUESTS} requests alone: {}", summary(&quiet));
-    println!(
-        "normal client, {NORMAL_REQUESTS} requests beside {} hostile connections: {}",
-        held.len(),
-        summary(&besieged)
-    );
+    println!("{what}: normal client, {NORMAL_REQUESTS} requests alone: {}", summary(&quiet));
+    println!("{what}: beside {} hostile connections: {}", held.len(), summary(&besieged));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a load test: run with --run-ignored ignored-only"]
+async fn a_normal_client_is_answered_while_1000_hostile_connections_are_open() {
+    besieged(HttpOptions::default(), "default cap").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a load test: run with --run-ignored ignored-only"]
+async fn a_normal_client_gets_in_past_a_cap_full_of_hostile_connections() {
+    besieged(HttpOptions { max_connections: 200, ..HttpOptions::default() }, "cap of 200").await;
 }

@@ -9,7 +9,7 @@ use crate::support::{Reply, send, start};
 const JSON_AND_SSE: (&str, &str) = ("accept", "application/json, text/event-stream");
 const CONTENT_JSON: (&str, &str) = ("content-type", "application/json");
 
-async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value) -> Reply {
+pub async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value) -> Reply {
     let mut headers = vec![JSON_AND_SSE, CONTENT_JSON];
     if let Some(s) = session {
         headers.push(("mcp-session-id", s));
@@ -269,7 +269,7 @@ async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
 }
 
 /// A GET stream on a raw connection, held open while the connection is.
-async fn open_get_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
+pub async fn open_get_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
     use tokio::io::AsyncWriteExt;
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let get =

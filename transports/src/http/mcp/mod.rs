@@ -8,7 +8,6 @@ pub mod streams;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::body::Incoming;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
@@ -16,7 +15,7 @@ use tooltable::SUPPORTED_VERSIONS;
 use tooltable::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
 use super::HttpContext;
-use super::body::{self, HttpResponse};
+use super::body::{self, HttpResponse, RequestBody};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 
@@ -28,7 +27,7 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 /// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
 pub async fn handle<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     client: IpAddr,
 ) -> HttpResponse {
     if let Err(response) = check_version(req.headers()) {
@@ -84,7 +83,11 @@ fn session<S: Send + Sync + 'static>(
         .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
 }
 
-async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>, client: IpAddr) -> HttpResponse {
+async fn post<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: Request<RequestBody>,
+    client: IpAddr,
+) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
     let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
@@ -191,7 +194,7 @@ fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &Htt
     response
 }
 
-fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {
+fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>) -> HttpResponse {
     if !accepts(req.headers(), "text/event-stream") {
         return body::error(StatusCode::NOT_ACCEPTABLE, "GET /mcp opens an event stream: accept text/event-stream");
     }
@@ -204,7 +207,7 @@ fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -
     with_session(body::event_stream(events, cx.options.sse_keepalive), &http)
 }
 
-fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {
+fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>) -> HttpResponse {
     let http = match session(cx, req.headers()) {
         Ok(http) => http,
         Err(response) => return response,

@@ -74,7 +74,8 @@ cleanup() {
 trap cleanup EXIT
 
 declare -A url pid_of
-# start NAME CMD...: starts a server on a free port (port 0), waits for "listening on http://ADDR".
+# start NAME CMD...: starts a server on a free port (port 0), waits for "listening on http://ADDR"
+# and keeps the base address (tooltable's line goes on with "/mcp (REST ..., OpenAPI ...)").
 start() {
   local name="$1"; shift
   "$@" 2>"$tmp/$name.err" >/dev/null &

@@ -30,7 +30,8 @@ pub async fn http(bin: &str, args: &[String]) -> Result<(Child, HttpClient), Cli
     let mut lines = BufReader::new(stderr).lines();
     let url = tokio::time::timeout(Duration::from_secs(10), async {
         while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.strip_prefix("listening on ") {
+            // `listening on MCP_URL (REST ..., OpenAPI ...)`: the first word is the endpoint.
+            if let Some(url) = line.strip_prefix("listening on ").and_then(|rest| rest.split_whitespace().next()) {
                 return Some(url.to_owned());
             }
         }
@@ -42,5 +43,5 @@ pub async fn http(bin: &str, args: &[String]) -> Result<(Child, HttpClient), Cli
     .ok_or_else(|| ClientError::Protocol(format!("{bin} serve printed no `listening on` line")))?;
     // Keep draining stderr so the server never blocks writing diagnostics.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Ok((child, HttpClient::new(&format!("{url}/mcp"))?))
+    Ok((child, HttpClient::new(&url)?))
 }

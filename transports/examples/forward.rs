@@ -63,5 +63,5 @@ fn build(args: ForwardArgs) -> Result<Server<()>, Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    tooltable_transports::cli::main_with(build)
+    tooltable_transports::cli::main_with(tooltable_transports::package!(), build)
 }

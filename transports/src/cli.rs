@@ -16,8 +16,28 @@ use crate::stdio::{StdioOptions, serve_stdio};
 #[derive(Args, Debug, Clone, Default)]
 pub struct NoOptions {}
 
+/// The server's crate, as `--version` and `--help` show it: [`package!`](crate::package) fills it
+/// in from the calling crate's `Cargo.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Package {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub description: &'static str,
+}
+
+/// The calling crate's name, version and description, for [`cli::main`](crate::cli::main).
+#[macro_export]
+macro_rules! package {
+    () => {
+        $crate::cli::Package {
+            name: env!("CARGO_PKG_NAME"),
+            version: env!("CARGO_PKG_VERSION"),
+            description: env!("CARGO_PKG_DESCRIPTION"),
+        }
+    };
+}
+
 #[derive(Parser, Debug)]
-#[command(version, about)]
 struct Cli<A: Args> {
     #[command(flatten)]
     app: A,
@@ -66,21 +86,72 @@ struct ServeArgs {
     /// Seconds of inactivity after which a session expires.
     #[arg(long, default_value_t = HttpOptions::default().session_idle.as_secs())]
     session_idle_secs: u64,
+    /// Sessions on the server; at the cap the least recently used idle one is ended.
+    #[arg(long, default_value_t = HttpOptions::default().max_sessions)]
+    max_sessions: usize,
+    /// Sessions of one client address; at the cap its least recently used idle one is ended.
+    #[arg(long, default_value_t = HttpOptions::default().max_sessions_per_client)]
+    max_sessions_per_client: usize,
     /// The largest request body accepted, in bytes.
     #[arg(long, default_value_t = HttpOptions::default().max_body_bytes)]
     max_body_bytes: usize,
+    /// Bytes of events one session keeps for clients that reconnect with Last-Event-ID.
+    #[arg(long, default_value_t = HttpOptions::default().log_bytes_per_session)]
+    log_bytes_per_session: usize,
+    /// Bytes of such events all sessions together keep.
+    #[arg(long, default_value_t = HttpOptions::default().log_bytes_per_server)]
+    log_bytes_per_server: usize,
+    /// Seconds without an event after which an event stream sends a keepalive comment.
+    #[arg(long, default_value_t = HttpOptions::default().sse_keepalive.as_secs(), value_parser = seconds())]
+    sse_keepalive_secs: u64,
+    /// Bytes of large request bodies parsed at once (one more waits, then gets a 503).
+    #[arg(long, default_value_t = HttpOptions::default().max_parsing_bytes)]
+    max_parsing_bytes: usize,
+    /// The largest REST response body, in bytes (a larger result is a 413 error body).
+    #[arg(long, default_value_t = HttpOptions::default().max_response_bytes)]
+    max_response_bytes: usize,
+    /// Connections open at once; one more is answered 503 and closed.
+    #[arg(long, default_value_t = HttpOptions::default().max_connections)]
+    max_connections: usize,
+    /// Seconds a connection may take to send a request's headers, counted from when it opens or
+    /// its previous response ends (so also how long a kept-alive connection may sit idle).
+    #[arg(long, default_value_t = HttpOptions::default().header_timeout.as_secs(), value_parser = seconds())]
+    header_timeout_secs: u64,
+    /// Seconds a request body may take to arrive once its headers have (408 beyond).
+    #[arg(long, default_value_t = HttpOptions::default().body_timeout.as_secs(), value_parser = seconds())]
+    body_timeout_secs: u64,
+    /// Seconds a response may wait for a client that reads none of it before the connection ends.
+    #[arg(long, default_value_t = HttpOptions::default().stall_timeout.as_secs(), value_parser = seconds())]
+    stall_timeout_secs: u64,
 }
 
 impl ServeArgs {
     fn options(self) -> HttpOptions {
+        let secs = std::time::Duration::from_secs;
         HttpOptions {
             listen: self.listen,
             access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
-            session_idle: std::time::Duration::from_secs(self.session_idle_secs),
+            session_idle: secs(self.session_idle_secs),
+            max_sessions: self.max_sessions,
+            max_sessions_per_client: self.max_sessions_per_client,
             max_body_bytes: self.max_body_bytes,
+            log_bytes_per_session: self.log_bytes_per_session,
+            log_bytes_per_server: self.log_bytes_per_server,
+            sse_keepalive: secs(self.sse_keepalive_secs),
+            max_parsing_bytes: self.max_parsing_bytes,
+            max_response_bytes: self.max_response_bytes,
+            max_connections: self.max_connections,
+            header_timeout: secs(self.header_timeout_secs),
+            body_timeout: secs(self.body_timeout_secs),
+            stall_timeout: secs(self.stall_timeout_secs),
             ..HttpOptions::default()
         }
     }
+}
+
+/// A number of seconds, at least 1: a zero timeout would refuse everything.
+fn seconds() -> clap::builder::RangedU64ValueParser {
+    clap::builder::RangedU64ValueParser::new().range(1..)
 }
 
 /// Exit codes beyond 0 (success) and 1 (a tool error).
@@ -88,30 +159,24 @@ const EXIT_USAGE: u8 = 2;
 
 type BuildError = Box<dyn std::error::Error>;
 
-/// Runs the standard CLI for a server with no options of its own.
-pub fn main<S, E>(build: impl FnOnce() -> Result<Server<S>, E>) -> ExitCode
+/// Runs the standard CLI for a server with no options of its own:
+/// `tooltable_transports::cli::main(tooltable_transports::package!(), server)`.
+pub fn main<S, E>(package: Package, build: impl FnOnce() -> Result<Server<S>, E>) -> ExitCode
 where
     S: Send + Sync + 'static,
     E: Into<BuildError>,
 {
-    main_with(|_: NoOptions| build().map_err(Into::into))
+    main_with(package, |_: NoOptions| build().map_err(Into::into))
 }
 
 /// Runs the standard CLI for a server whose options `A` are parsed first and given to `build`.
-pub fn main_with<A, S>(build: impl FnOnce(A) -> Result<Server<S>, BuildError>) -> ExitCode
+pub fn main_with<A, S>(package: Package, build: impl FnOnce(A) -> Result<Server<S>, BuildError>) -> ExitCode
 where
     A: Args,
     S: Send + Sync + 'static,
 {
     init_tracing();
-    let bin = std::env::args().next().and_then(|a| a.rsplit('/').next().map(|s| s.to_owned()));
-    // A server's own options are global, so `server mcp --root DIR` and `server --root DIR mcp`
-    // both work.
-    let mut command = <Cli<A> as clap::CommandFactory>::command().mut_args(|arg| arg.global(true));
-    if let Some(bin) = bin {
-        command = command.name(bin);
-    }
-    let cli = match command.try_get_matches().and_then(|m| Cli::<A>::from_arg_matches(&m)) {
+    let cli = match command::<A>(package, std::env::args_os()).and_then(|m| Cli::<A>::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -159,6 +224,24 @@ where
     }
 }
 
+/// Parses `args` with the server's name, version and description; its own options are global, so
+/// `server mcp --root DIR` and `server --root DIR mcp` both work.
+fn command<A: Args>(
+    package: Package,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<clap::ArgMatches, clap::Error> {
+    let mut args = args.into_iter().peekable();
+    let bin = args.peek().and_then(|a| a.to_str()).and_then(|a| a.rsplit('/').next()).map(str::to_owned);
+    let mut command = <Cli<A> as clap::CommandFactory>::command()
+        .mut_args(|arg| arg.global(true))
+        .name(bin.unwrap_or_else(|| package.name.to_owned()))
+        .version(package.version);
+    if !package.description.is_empty() {
+        command = command.about(package.description);
+    }
+    command.try_get_matches_from(args)
+}
+
 fn with_runtime(builder: &mut Builder, run: impl FnOnce(&tokio::runtime::Runtime) -> ExitCode) -> ExitCode {
     match builder.enable_all().build() {
         Ok(runtime) => run(&runtime),
@@ -178,7 +261,11 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
         }
     };
     match listener.local_addr() {
-        Ok(addr) => eprintln!("listening on http://{addr}"),
+        Ok(addr) => {
+            // One write, so a host reading stderr never sees half the line.
+            use std::io::Write;
+            let _ = std::io::stderr().write_all(listening_line(addr).as_bytes());
+        }
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
     match serve(server, listener, options, shutdown_signal()).await {
@@ -188,6 +275,12 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
             ExitCode::FAILURE
         }
     }
+}
+
+/// What `serve` prints once it listens: `listening on MCP_URL (REST BASE_URL, OpenAPI URL)`. The
+/// word after `listening on ` is the Streamable HTTP endpoint a host connects to.
+pub fn listening_line(addr: std::net::SocketAddr) -> String {
+    format!("listening on http://{addr}/mcp (REST http://{addr}/, OpenAPI http://{addr}/openapi.json)\n")
 }
 
 /// SIGINT or SIGTERM.
@@ -246,4 +339,43 @@ fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PACKAGE: Package = Package { name: "some-server", version: "9.8.7", description: "Serves some things" };
+
+    fn output(args: &[&str]) -> String {
+        let e = command::<NoOptions>(PACKAGE, args.iter().map(Into::into)).expect_err("help and version exit early");
+        e.render().to_string()
+    }
+
+    #[test]
+    fn version_and_help_name_the_server() {
+        assert_eq!(output(&["/usr/bin/some-server", "--version"]).trim(), "some-server 9.8.7");
+        let help = output(&["some-server", "--help"]);
+        assert!(help.starts_with("Serves some things"), "{help}");
+        assert!(!help.contains("tooltable"), "{help}");
+    }
+
+    #[test]
+    fn a_zero_timeout_is_a_usage_error() {
+        let parse =
+            |secs: &str| command::<NoOptions>(PACKAGE, ["s", "serve", "--header-timeout-secs", secs].map(Into::into));
+        assert_eq!(parse("0").unwrap_err().kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(parse("1").is_ok());
+    }
+
+    #[test]
+    fn the_listening_line_starts_with_the_mcp_endpoint() {
+        let line = listening_line("127.0.0.1:8765".parse().unwrap());
+        assert_eq!(
+            line,
+            "listening on http://127.0.0.1:8765/mcp (REST http://127.0.0.1:8765/, OpenAPI http://127.0.0.1:8765/openapi.json)\n"
+        );
+        let endpoint = line.strip_prefix("listening on ").and_then(|rest| rest.split_whitespace().next());
+        assert_eq!(endpoint, Some("http://127.0.0.1:8765/mcp"));
+    }
 }

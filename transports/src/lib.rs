@@ -15,7 +15,7 @@
 //! }
 //!
 //! fn main() -> std::process::ExitCode {
-//!     tooltable_transports::cli::main(server)
+//!     tooltable_transports::cli::main(tooltable_transports::package!(), server)
 //! }
 //! ```
 //!

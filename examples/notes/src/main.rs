@@ -1,5 +1,5 @@
 //! `notes mcp` serves the notes over stdio, `notes serve` over HTTP and REST.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main(notes_example::server)
+    tooltable_transports::cli::main(tooltable_transports::package!(), notes_example::server)
 }

@@ -56,5 +56,5 @@ pub fn server() -> Result<Server<()>, TableError> {
 }
 
 fn main() -> ExitCode {
-    tooltable_transports::cli::main(server)
+    tooltable_transports::cli::main(tooltable_transports::package!(), server)
 }

@@ -2,5 +2,5 @@
 //! HTTP; `call TOOL 'JSON'` runs one tool in process.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main_with(entities::server)
+    tooltable_transports::cli::main_with(tooltable_transports::package!(), entities::server)
 }

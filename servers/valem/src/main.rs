@@ -3,7 +3,7 @@
 //! and spends.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main_with(|limits: valem::options::Limits| {
+    tooltable_transports::cli::main_with(tooltable_transports::package!(), |limits: valem::options::Limits| {
         valem::server_with(limits).map_err(Into::into)
     })
 }

@@ -4,19 +4,25 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, SemaphorePermit, mpsc};
 
 /// Every response body: whole bytes or an event stream.
+#[derive(Debug)]
 pub enum ResponseBody {
     Full(Full<Bytes>),
-    Stream(mpsc::UnboundedReceiver<Bytes>),
+    Stream { events: mpsc::UnboundedReceiver<Bytes>, keepalive: tokio::time::Interval },
 }
+
+/// The comment an idle event stream sends now and then: it keeps proxies and clients from
+/// timing the stream out, and finds clients that are gone.
+const KEEPALIVE: &[u8] = b": keepalive\n\n";
 
 impl Body for ResponseBody {
     type Data = Bytes;
@@ -25,14 +31,20 @@ impl Body for ResponseBody {
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             ResponseBody::Full(full) => Pin::new(full).poll_frame(cx),
-            ResponseBody::Stream(rx) => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+            ResponseBody::Stream { events, keepalive } => match events.poll_recv(cx) {
+                Poll::Ready(chunk) => {
+                    keepalive.reset();
+                    Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))
+                }
+                Poll::Pending => keepalive.poll_tick(cx).map(|_| Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE))))),
+            },
         }
     }
 
     fn is_end_stream(&self) -> bool {
         match self {
             ResponseBody::Full(full) => full.is_end_stream(),
-            ResponseBody::Stream(_) => false,
+            ResponseBody::Stream { .. } => false,
         }
     }
 
@@ -40,12 +52,15 @@ impl Body for ResponseBody {
     fn size_hint(&self) -> hyper::body::SizeHint {
         match self {
             ResponseBody::Full(full) => full.size_hint(),
-            ResponseBody::Stream(_) => hyper::body::SizeHint::default(),
+            ResponseBody::Stream { .. } => hyper::body::SizeHint::default(),
         }
     }
 }
 
 pub type HttpResponse = Response<ResponseBody>;
+
+/// Every request body: hyper's, counted by the connection cap while it is still arriving.
+pub type RequestBody = super::slots::Receiving<Incoming>;
 
 /// A response with a whole body.
 pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
@@ -77,22 +92,99 @@ pub fn empty(status: StatusCode) -> HttpResponse {
     response
 }
 
-/// An event stream fed by `rx`; it ends when every sender is dropped.
-pub fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> HttpResponse {
-    let mut response = Response::new(ResponseBody::Stream(rx));
+/// An event stream fed by `events`, with a keepalive comment after each `keepalive` without an
+/// event; it ends when every sender is dropped.
+pub fn event_stream(events: mpsc::UnboundedReceiver<Bytes>, keepalive: Duration) -> HttpResponse {
+    let period = keepalive.max(Duration::from_millis(1));
+    let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut response = Response::new(ResponseBody::Stream { events, keepalive });
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));
     response
 }
 
-/// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it.
-pub async fn read_limited(body: Incoming, limit: usize) -> Result<Bytes, HttpResponse> {
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            Err(error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))
+/// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it, or one
+/// that takes longer than `timeout` to arrive (408). Either refusal closes the connection: the rest
+/// of the body is never read.
+pub async fn read_limited(body: RequestBody, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
+    let refused = |status, message: String| {
+        let mut response = error(status, message);
+        response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+        response
+    };
+    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))
         }
-        Err(_) => Err(error(StatusCode::BAD_REQUEST, "the body could not be read")),
+        Ok(Err(_)) => Err(refused(StatusCode::BAD_REQUEST, "the body could not be read".into())),
+        Err(_) => Err(refused(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {timeout:?}"))),
+    }
+}
+
+/// Bodies up to this size are parsed without asking the budget: everyday messages never wait.
+const SMALL_BODY: usize = 64 * 1024;
+
+/// Bytes of request bodies being parsed at once. Parsed JSON takes many times its text in memory,
+/// so large bodies take turns: one waits (up to `wait`) for others to finish, then gets a 503.
+pub struct ParseBudget {
+    bytes: Semaphore,
+    total: usize,
+    wait: Duration,
+}
+
+impl ParseBudget {
+    pub fn new(total: usize, wait: Duration) -> Self {
+        // `acquire_many` counts in u32.
+        let total = total.clamp(1, u32::MAX as usize);
+        ParseBudget { bytes: Semaphore::new(total), total, wait }
+    }
+
+    /// Reserves room to parse `len` bytes, held while the permit lives (`None` for a small body).
+    pub async fn reserve(&self, len: usize) -> Result<Option<SemaphorePermit<'_>>, HttpResponse> {
+        if len <= SMALL_BODY {
+            return Ok(None);
+        }
+        let permits = u32::try_from(len.min(self.total)).unwrap_or(u32::MAX);
+        match tokio::time::timeout(self.wait, self.bytes.acquire_many(permits)).await {
+            Ok(Ok(permit)) => Ok(Some(permit)),
+            _ => {
+                let mut busy = error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!("other large bodies are being parsed (at most {} bytes at once); retry later", self.total),
+                );
+                busy.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
+                Err(busy)
+            }
+        }
+    }
+}
+
+/// A body without the UTF-8 byte order mark some clients put first.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn large_bodies_take_turns_and_small_ones_never_wait() {
+        let budget = ParseBudget::new(100_000, Duration::from_millis(50));
+        let held = budget.reserve(80_000).await.expect("room for one").expect("a large body holds a permit");
+        let busy = budget.reserve(80_000).await.expect_err("no room for two");
+        assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(budget.reserve(SMALL_BODY).await.expect("small bodies pass").is_none());
+        drop(held);
+        assert!(budget.reserve(1_000_000).await.is_ok(), "a body over the whole budget takes all of it");
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped() {
+        assert_eq!(without_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(without_bom(b"{}"), b"{}");
     }
 }

@@ -7,7 +7,8 @@ use hyper::header::{HOST, ORIGIN};
 /// Which origins and hosts may reach the server.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AccessPolicy {
-    /// Origins allowed besides localhost ones (`https://app.example.com`); `*` allows any.
+    /// Origins allowed besides localhost ones (`https://app.example.com`); `*` allows any. These,
+    /// and only these, may also call from a browser cross-origin (CORS).
     pub allowed_origins: Vec<String>,
     /// Host names allowed besides localhost ones; `*` allows any.
     pub allowed_hosts: Vec<String>,
@@ -50,6 +51,14 @@ impl AccessPolicy {
             }
         }
         Ok(())
+    }
+}
+
+impl AccessPolicy {
+    /// Whether a browser page at `origin` may call from another origin: only origins listed (or
+    /// `*`), never localhost ones by default.
+    pub fn allows_cross_origin(&self, origin: &str) -> bool {
+        allows(&self.allowed_origins, origin)
     }
 }
 

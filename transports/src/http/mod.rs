@@ -2,27 +2,29 @@
 //! `/openapi.json`, on one listener (hyper 1.x on tokio).
 
 pub mod body;
+pub mod connections;
+pub mod cors;
 pub mod guard;
 pub mod mcp;
+pub mod slots;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tooltable::Server;
 
 use crate::rest::{self, openapi, routes::Routes};
 
-use body::HttpResponse;
+use body::{HttpResponse, RequestBody};
 use guard::AccessPolicy;
-use mcp::registry::Registry;
+use mcp::registry::{Registry, SessionLimits};
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -33,10 +35,36 @@ pub struct HttpOptions {
     pub access: AccessPolicy,
     /// The largest request body accepted (413 beyond).
     pub max_body_bytes: usize,
+    /// Bytes of large request bodies (over 64 KiB) parsed at once; one more waits up to the body
+    /// timeout, then gets a 503.
+    pub max_parsing_bytes: usize,
+    /// The largest REST response body sent; a larger result is a 413 error body instead.
+    pub max_response_bytes: usize,
+    /// Connections open at once; one more is answered 503 and closed. Lowered to what the
+    /// descriptor limit leaves.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's line and headers, counted from when it
+    /// opens or its previous response ends: it bounds slow headers and idle kept-alive connections.
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive once its headers have (408 beyond).
+    pub body_timeout: Duration,
+    /// How long a response may wait for a client that reads none of it before the connection ends.
+    pub stall_timeout: Duration,
     /// A session unused this long expires (404 afterwards).
     pub session_idle: Duration,
+    /// Sessions on the server; at the cap the least recently used idle one is ended.
+    pub max_sessions: usize,
+    /// Sessions of one client address; at the cap its least recently used idle one is ended.
+    pub max_sessions_per_client: usize,
+    /// Bytes of events one session keeps for clients that reconnect (`Last-Event-ID`); the oldest
+    /// go first, and a larger event is delivered live but not kept.
+    pub log_bytes_per_session: usize,
+    /// Bytes of such events all sessions together keep.
+    pub log_bytes_per_server: usize,
     /// The reconnection delay event streams announce.
     pub sse_retry_ms: u64,
+    /// An event stream with nothing to send this long sends a keepalive comment.
+    pub sse_keepalive: Duration,
     /// On SIGINT/SIGTERM, how long in-flight requests may take to finish.
     pub shutdown_grace: Duration,
 }
@@ -46,9 +74,20 @@ impl Default for HttpOptions {
         HttpOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             access: AccessPolicy::default(),
-            max_body_bytes: 16 * 1024 * 1024,
+            max_body_bytes: 4 * 1024 * 1024,
+            max_parsing_bytes: 16 * 1024 * 1024,
+            max_response_bytes: 16 * 1024 * 1024,
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            stall_timeout: Duration::from_secs(30),
             session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 4096,
+            max_sessions_per_client: 1024,
+            log_bytes_per_session: 1024 * 1024,
+            log_bytes_per_server: 64 * 1024 * 1024,
             sse_retry_ms: 1000,
+            sse_keepalive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
         }
     }
@@ -62,7 +101,15 @@ pub struct HttpContext<S: Send + Sync + 'static> {
     pub routes: Routes,
     /// `/openapi.json`, generated once; each answer shares these bytes.
     pub openapi: hyper::body::Bytes,
+    /// Large request bodies take turns being parsed.
+    pub parsing: body::ParseBudget,
+    /// The server's own check of every request, if it has one.
+    pub gate: Option<RequestGate>,
 }
+
+/// A check every request passes after the Origin and Host checks and before it is served: a
+/// refusal to answer with (a missing bearer token, say), or `None` to go on.
+pub type RequestGate = Arc<dyn Fn(&hyper::HeaderMap) -> Option<HttpResponse> + Send + Sync>;
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish within the grace period.
 pub async fn serve<S: Send + Sync + 'static>(
@@ -71,43 +118,75 @@ pub async fn serve<S: Send + Sync + 'static>(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let sessions = Registry::new(options.session_idle, options.sse_retry_ms);
+    serve_gated(server, listener, options, shutdown, None).await
+}
+
+/// [`serve`], with every request first passing `gate`.
+pub async fn serve_gated<S: Send + Sync + 'static>(
+    server: Server<S>,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+    gate: Option<RequestGate>,
+) -> std::io::Result<()> {
+    let sessions = Registry::new(SessionLimits {
+        idle: options.session_idle,
+        retry_ms: options.sse_retry_ms,
+        max_sessions: options.max_sessions,
+        max_per_client: options.max_sessions_per_client,
+        log_bytes_per_session: options.log_bytes_per_session,
+        log_bytes_per_server: options.log_bytes_per_server,
+    });
     let descriptors = server.table().descriptors();
     let routes = Routes::new(&descriptors);
     let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string().into();
-    let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi });
+    let parsing = body::ParseBudget::new(options.max_parsing_bytes, options.body_timeout);
+    let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi, parsing, gate });
     let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut connections = tokio::task::JoinSet::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    let cap = connections::effective_cap(cx.options.max_connections);
+    let slots = slots::Slots::new(cap);
+    let refusals = Arc::new(connections::Refusals::new(cap));
+    let mut backoff = connections::Backoff::default();
+    let mut http = http1::Builder::new();
+    // A client that shuts its write side down still gets the answers to what it sent.
+    http.timer(TokioTimer::new()).header_read_timeout(cx.options.header_timeout).half_close(true);
     tokio::pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    // Out of descriptors and the like: pause rather than spin.
-                    tracing::warn!("accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+        let (stream, peer) = tokio::select! {
+            accepted = connections::accept(&listener, &mut backoff) => accepted,
             () = &mut shutdown => break,
         };
-        // Answers are small and written in one go; Nagle's delay would only add latency.
-        let _ = stream.set_nodelay(true);
-        let cx = Arc::clone(&cx);
-        let service = service_fn(move |req| {
-            let cx = Arc::clone(&cx);
-            async move { Ok::<_, std::convert::Infallible>(dispatch(&cx, req).await) }
-        });
-        let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
-        connections.spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!("connection ended: {e}");
+        while tasks.try_join_next().is_some() {}
+        let (cx, slots, refusals) = (Arc::clone(&cx), Arc::clone(&slots), Arc::clone(&refusals));
+        let (http, watcher) = (http.clone(), graceful.watcher());
+        tasks.spawn(async move {
+            let Some(slot) = slots.claim().await else {
+                return refusals.refuse(stream);
+            };
+            // Answers are small and written in one go; Nagle's delay would only add latency.
+            let _ = stream.set_nodelay(true);
+            let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
+            let client = peer.ip();
+            let connection = Arc::clone(&slot.connection);
+            let service = service_fn(move |req: Request<hyper::body::Incoming>| {
+                let cx = Arc::clone(&cx);
+                let busy = connection.begin();
+                let req = req.map(|body| connection.receive(body));
+                async move {
+                    let response = dispatch(&cx, req, client).await;
+                    Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
+                }
+            });
+            let conn = watcher.watch(http.serve_connection(io, service));
+            tokio::select! {
+                ended = conn => if let Err(e) = ended {
+                    tracing::debug!("connection ended: {e}");
+                },
+                () = slot.connection.closed_for_room() => tracing::debug!("closed an idle connection to make room"),
             }
         });
-        while connections.try_join_next().is_some() {}
     }
     drop(listener);
     reaper.abort();
@@ -115,7 +194,7 @@ pub async fn serve<S: Send + Sync + 'static>(
     cx.sessions.end_standalone_streams();
     if tokio::time::timeout(cx.options.shutdown_grace, graceful.shutdown()).await.is_err() {
         tracing::warn!("shutdown grace period over; dropping the connections still open");
-        connections.abort_all();
+        tasks.abort_all();
     }
     cx.sessions.clear();
     Ok(())
@@ -132,15 +211,50 @@ async fn expire_sessions<S: Send + Sync + 'static>(cx: Arc<HttpContext<S>>) {
     }
 }
 
-async fn dispatch<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+/// Answers one request from `client`'s address.
+async fn dispatch<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: Request<RequestBody>,
+    client: std::net::IpAddr,
+) -> HttpResponse {
     if let Err(refusal) = cx.options.access.check(req.headers()) {
         return body::error(StatusCode::FORBIDDEN, refusal.to_string());
     }
-    match req.uri().path() {
-        "/mcp" => mcp::handle(cx, req).await,
-        "/openapi.json" if req.method() == hyper::Method::GET => {
-            body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
-        }
-        _ => rest::handle(cx, req).await,
+    if let Some(refusal) = cx.gate.as_ref().and_then(|gate| gate(req.headers())) {
+        return refusal;
     }
+    let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
+    let mut response = if req.method() == hyper::Method::OPTIONS {
+        options(cx, &req, cross_origin.is_some())
+    } else {
+        match req.uri().path() {
+            "/mcp" => mcp::handle(cx, req, client).await,
+            "/openapi.json" if req.method() == hyper::Method::GET => {
+                body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
+            }
+            _ => rest::handle(cx, req).await,
+        }
+    };
+    if let Some(origin) = cross_origin {
+        cors::allow(&mut response, origin);
+    }
+    response
+}
+
+/// `OPTIONS` (a CORS preflight, usually) on `/mcp`, `/openapi.json` or a REST route.
+fn options<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: &Request<RequestBody>,
+    cross_origin: bool,
+) -> HttpResponse {
+    let path = req.uri().path();
+    let methods = match path {
+        "/mcp" => mcp::METHODS.to_owned(),
+        "/openapi.json" => "GET".to_owned(),
+        _ => match cx.routes.resolve(hyper::Method::OPTIONS.as_str(), path) {
+            rest::routes::Resolution::WrongMethod(methods) => methods.join(", "),
+            _ => return body::error(StatusCode::NOT_FOUND, format!("no route for {path}")),
+        },
+    };
+    cors::options(&methods, req.headers(), cross_origin)
 }

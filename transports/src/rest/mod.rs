@@ -5,16 +5,15 @@ pub mod args;
 pub mod openapi;
 pub mod routes;
 
-use hyper::body::Incoming;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};
-use tooltable::{CallOutput, Cx};
+use tooltable::{CallOutput, Cx, ErrorKind};
 
 use crate::http::HttpContext;
-use crate::http::body::{self, HttpResponse};
+use crate::http::body::{self, HttpResponse, RequestBody};
 use routes::Resolution;
 
-pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<RequestBody>) -> HttpResponse {
     let (head, body) = req.into_parts();
     let (method, path) = (head.method.as_str(), head.uri.path());
     let (route, params) = match cx.routes.resolve(method, path) {
@@ -29,25 +28,46 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
             return r;
         }
     };
-    let bytes = match body::read_limited(body, cx.options.max_body_bytes).await {
+    let bytes = match body::read_limited(body, cx.options.max_body_bytes, cx.options.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
     let Some(entry) = cx.server.table().get(&route.tool) else {
         return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}"));
     };
-    let args = match args::assemble(route, params, head.uri.query(), &bytes) {
+    let _parsing = match cx.parsing.reserve(bytes.len()).await {
+        Ok(permit) => permit,
+        Err(response) => return response,
+    };
+    let args = match args::assemble(route, params, head.uri.query(), body::without_bom(&bytes)) {
         Ok(args) => args,
         Err(e) => return body::error(StatusCode::BAD_REQUEST, e.0),
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
-    match entry.call(Cx::detached(&cx.server), Some(args)).await {
-        Ok(Ok(CallOutput::Json(value))) => body::json(status, &value),
-        Ok(Ok(CallOutput::Content(content))) => body::json(status, &serde_json::json!(content)),
+    let (status, value) = match entry.call(Cx::detached(&cx.server), Some(args)).await {
+        Ok(Ok(CallOutput::Json(value))) => (status, value),
+        Ok(Ok(CallOutput::Content(content))) => (status, serde_json::json!(content)),
         Ok(Err(failure)) => {
             let status = StatusCode::from_u16(failure.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            body::json(status, &failure.body)
+            (status, failure.body)
         }
-        Err(e) => body::error(StatusCode::BAD_REQUEST, e.message),
+        Err(e) => return body::error(StatusCode::BAD_REQUEST, e.message),
+    };
+    bounded(status, &value, cx.options.max_response_bytes)
+}
+
+/// The JSON response, or a 413 error body when it would exceed `limit` bytes.
+fn bounded(status: StatusCode, value: &serde_json::Value, limit: usize) -> HttpResponse {
+    let text = serde_json::to_vec(value).unwrap_or_default();
+    if text.len() > limit {
+        let status = StatusCode::from_u16(ErrorKind::TooLarge.http_status()).unwrap_or(StatusCode::PAYLOAD_TOO_LARGE);
+        return body::json(
+            status,
+            &serde_json::json!({
+                "error": format!("the result is {} bytes, over the response limit of {limit} bytes", text.len()),
+                "limit": limit,
+            }),
+        );
     }
+    body::bytes(status, "application/json", text)
 }

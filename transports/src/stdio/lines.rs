@@ -1,5 +1,5 @@
 //! Newline-delimited framing with a bound: a line longer than the limit is skipped to its end and
-//! reported, never buffered whole.
+//! reported with its first bytes (enough to find the request's id), never buffered whole.
 
 use std::io::BufRead;
 
@@ -8,9 +8,12 @@ use std::io::BufRead;
 pub enum Line<'a> {
     /// A complete line, without its `\n` (a trailing `\r` is removed too).
     Message(&'a [u8]),
-    /// A line over the limit was skipped; this many bytes had been read of it.
-    TooLong(usize),
+    /// A line over the limit was skipped: `len` bytes of it were read, and `head` is its start.
+    TooLong { len: usize, head: &'a [u8] },
 }
+
+/// How much of an over-long line is kept.
+const HEAD_BYTES: usize = 64 * 1024;
 
 /// Reads lines of at most `max` bytes.
 pub struct LineReader<R> {
@@ -34,7 +37,7 @@ impl<R: BufRead> LineReader<R> {
             if available.is_empty() {
                 // End of stream: a last line without a newline still counts.
                 return Ok(match self.skipping.take() {
-                    Some(n) => Some(Line::TooLong(n)),
+                    Some(len) => Some(Line::TooLong { len, head: &self.line }),
                     None if self.line.is_empty() => None,
                     None => Some(Line::Message(trim_cr(&self.line))),
                 });
@@ -48,14 +51,16 @@ impl<R: BufRead> LineReader<R> {
                 Some(n) => *n += chunk.len(),
                 None if self.line.len() + chunk.len() > self.max => {
                     self.skipping = Some(self.line.len() + chunk.len());
-                    self.line.clear();
+                    let keep = HEAD_BYTES.min(self.max).saturating_sub(self.line.len()).min(chunk.len());
+                    self.line.extend_from_slice(&chunk[..keep]);
+                    self.line.truncate(HEAD_BYTES);
                 }
                 None => self.line.extend_from_slice(chunk),
             }
             self.reader.consume(taken);
             if done {
                 return Ok(Some(match self.skipping.take() {
-                    Some(n) => Line::TooLong(n),
+                    Some(len) => Line::TooLong { len, head: &self.line },
                     None => Line::Message(trim_cr(&self.line)),
                 }));
             }
@@ -77,7 +82,7 @@ mod tests {
         while let Some(line) = r.next().unwrap() {
             out.push(match line {
                 Line::Message(m) => String::from_utf8_lossy(m).into_owned(),
-                Line::TooLong(n) => format!("<too long: {n}>"),
+                Line::TooLong { len, head } => format!("<too long: {len}, {}>", String::from_utf8_lossy(head)),
             });
         }
         out
@@ -86,8 +91,8 @@ mod tests {
     #[test]
     fn splits_bounds_and_recovers() {
         assert_eq!(read_all(b"ab\ncd\r\nef", 10), ["ab", "cd", "ef"]);
-        assert_eq!(read_all(b"short\n0123456789abc\nok\n", 10), ["short", "<too long: 13>", "ok"]);
-        assert_eq!(read_all(b"0123456789abc", 10), ["<too long: 13>"]);
+        assert_eq!(read_all(b"short\n0123456789abc\nok\n", 10), ["short", "<too long: 13, 0123456789>", "ok"]);
+        assert_eq!(read_all(b"0123456789abc", 10), ["<too long: 13, 0123456789>"]);
         assert_eq!(read_all(b"", 10), Vec::<String>::new());
     }
 }

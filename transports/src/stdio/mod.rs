@@ -9,13 +9,14 @@
 mod fd;
 mod lines;
 mod output;
+mod partial;
 
 use std::io::BufReader;
 use std::time::Duration;
 
 use tooltable::Server;
-use tooltable::transport::Session;
-use tooltable::transport::jsonrpc::RpcError;
+use tooltable::transport::jsonrpc::{self, RpcError};
+use tooltable::transport::{Outbox, Outgoing, Route, Session};
 
 use lines::{Line, LineReader};
 use output::LineSink;
@@ -36,7 +37,7 @@ pub struct StdioOptions {
 impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
-            max_line_bytes: 32 * 1024 * 1024,
+            max_line_bytes: 4 * 1024 * 1024,
             max_unread_output: 64 * 1024 * 1024,
             drain: Duration::from_secs(10),
         }
@@ -84,6 +85,12 @@ fn read_lines<S: Send + Sync + 'static>(
     let mut first = true;
     loop {
         output.wait_for_room(options.max_unread_output);
+        if output.is_broken() {
+            // Nobody can read an answer any more: stop reading, and stop the calls in flight.
+            tracing::warn!("stdout is closed; stopping");
+            session.close();
+            break;
+        }
         let Some(line) = reader.next()? else { break };
         match line {
             Line::Message(mut bytes) => {
@@ -94,15 +101,80 @@ fn read_lines<S: Send + Sync + 'static>(
                     session.handle_bytes(bytes);
                 }
             }
-            Line::TooLong(n) => {
+            Line::TooLong { len, head } => {
                 first = false;
-                tracing::warn!(bytes = n, "skipped an over-long line");
+                tracing::warn!(bytes = len, "skipped an over-long line");
                 let e = RpcError::invalid_request(format!(
-                    "message of {n}+ bytes exceeds the line limit of {max_line_bytes} bytes; it was skipped"
+                    "message of {len}+ bytes exceeds the line limit of {max_line_bytes} bytes; it was skipped"
                 ));
-                session.reject(&e);
+                // Answered with the request's id when its start names one, so no client waits on it.
+                match partial::request_id(head.strip_prefix(BOM).unwrap_or(head)) {
+                    Some(id) => output.send(Outgoing { json: jsonrpc::error(Some(&id), &e), route: Route::Reply(id) }),
+                    None => session.reject(&e),
+                }
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+
+    use super::*;
+
+    /// A pipe: the reading end as a file, the writing end as a descriptor.
+    fn pipe() -> (std::fs::File, libc::c_int) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe writes two descriptors into the array we own.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the read end is ours alone from here on.
+        (unsafe { std::fs::File::from_raw_fd(fds[0]) }, fds[1])
+    }
+
+    fn pings(n: usize) -> String {
+        (0..n).map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n")).collect()
+    }
+
+    #[test]
+    fn reading_stops_once_stdout_is_gone() {
+        let (read_end, write_end) = pipe();
+        drop(read_end);
+        let server = Server::builder(()).build().unwrap();
+        let output = LineSink::open(write_end).unwrap();
+        let session = Session::new(&server, output.clone());
+        let input = pings(1000);
+        let mut cursor = std::io::Cursor::new(input.as_bytes());
+        read_lines(&session, &mut cursor, &StdioOptions::default(), &output).unwrap();
+        assert!(output.is_broken());
+        assert!((cursor.position() as usize) < input.len() / 2, "read {} of {} bytes", cursor.position(), input.len());
+        // SAFETY: the write end is ours; the sink is done with it.
+        unsafe { libc::close(write_end) };
+    }
+
+    #[test]
+    fn an_over_long_line_is_answered_with_its_id() {
+        let (mut read_end, write_end) = pipe();
+        let server = Server::builder(()).build().unwrap();
+        let output = LineSink::open(write_end).unwrap();
+        let session = Session::new(&server, output.clone());
+        let long = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\n",
+            "x".repeat(500)
+        );
+        let options = StdioOptions { max_line_bytes: 100, ..StdioOptions::default() };
+        read_lines(&session, std::io::Cursor::new(long.as_bytes()), &options, &output).unwrap();
+        drop(session);
+        output.finish(Duration::from_secs(1)).unwrap();
+        // SAFETY: the write end is ours; closing it ends what the read end sees.
+        unsafe { libc::close(write_end) };
+        let mut written = String::new();
+        read_end.read_to_string(&mut written).unwrap();
+        let answer: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
+        assert_eq!(answer["id"], 7, "{written}");
+        assert_eq!(answer["error"]["code"], -32600);
+        assert!(answer["error"]["message"].as_str().unwrap().contains("line limit of 100 bytes"));
+    }
 }

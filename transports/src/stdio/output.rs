@@ -61,6 +61,11 @@ impl LineSink {
         }
     }
 
+    /// Whether writing failed (the client closed its end of stdout): nothing more can be answered.
+    pub fn is_broken(&self) -> bool {
+        self.0.lock().error.is_some()
+    }
+
     /// Stops taking messages, waits up to `grace` for the backlog to be read, and reports the
     /// first write error, or a timeout when the client stopped reading.
     pub fn finish(&self, grace: Duration) -> io::Result<()> {

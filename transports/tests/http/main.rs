@@ -1,5 +1,8 @@
 //! The HTTP transport served in process on a free port, driven by a real HTTP client.
 
+mod connections;
+mod cors;
+mod hostile;
 mod mcp;
 mod openapi;
 mod rest;

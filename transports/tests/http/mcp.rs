@@ -9,7 +9,7 @@ use crate::support::{Reply, send, start};
 const JSON_AND_SSE: (&str, &str) = ("accept", "application/json, text/event-stream");
 const CONTENT_JSON: (&str, &str) = ("content-type", "application/json");
 
-async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value) -> Reply {
+pub async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value) -> Reply {
     let mut headers = vec![JSON_AND_SSE, CONTENT_JSON];
     if let Some(s) = session {
         headers.push(("mcp-session-id", s));
@@ -17,7 +17,7 @@ async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value) -> 
     send(addr, "POST", "/mcp", &headers, &msg.to_string()).await
 }
 
-async fn initialize(addr: std::net::SocketAddr) -> String {
+pub async fn initialize(addr: std::net::SocketAddr) -> String {
     let r = post(addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), Some("application/json"));
@@ -123,6 +123,8 @@ async fn malformed_messages_get_json_rpc_errors() {
     assert_eq!(r.json()["error"]["code"], -32700);
     let r = send(s.addr, "POST", "/mcp", &headers, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
     assert_eq!(r.json()["error"]["code"], -32600);
+    let r = send(s.addr, "POST", "/mcp", &headers, "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}").await;
+    assert_eq!(r.json(), json!({ "jsonrpc": "2.0", "id": 2, "result": {} }), "a leading BOM is tolerated");
 }
 
 #[tokio::test]
@@ -218,4 +220,91 @@ async fn a_cancelled_call_ends_its_post_without_a_response() {
     let r = tokio::time::timeout(Duration::from_secs(2), running).await.expect("the POST ends at once").unwrap();
     assert_eq!(r.status, 202);
     assert!(r.body.is_empty(), "no response for a cancelled request");
+}
+
+#[tokio::test]
+async fn a_duplicate_in_flight_id_is_refused_without_a_second_response_for_that_id() {
+    let s = start(HttpOptions::default()).await;
+    let session = initialize(s.addr).await;
+    let addr = s.addr;
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "slow", "arguments": { "ms": 300 } } });
+    let sid = session.clone();
+    let first = {
+        let call = call.clone();
+        tokio::spawn(async move { post(addr, Some(&sid), call).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let duplicate = post(s.addr, Some(&session), call).await;
+    assert_eq!(duplicate.status, 409);
+    assert_eq!(duplicate.json()["id"], Value::Null, "not a second response for id 3");
+    assert_eq!(duplicate.json()["error"]["code"], -32600);
+    let response = first.await.unwrap().json();
+    assert_eq!(response["id"], 3);
+    assert_eq!(response["result"]["structuredContent"], json!({ "slept": 300 }));
+}
+
+#[tokio::test]
+async fn an_open_event_stream_keeps_its_session_alive_and_sends_keepalives() {
+    use tokio::io::AsyncReadExt;
+    let options = HttpOptions {
+        session_idle: Duration::from_millis(200),
+        sse_keepalive: Duration::from_millis(100),
+        ..HttpOptions::default()
+    };
+    let s = start(options).await;
+    let session = initialize(s.addr).await;
+    let mut stream = open_get_stream(s.addr, &session).await;
+    let mut seen = Vec::new();
+    let listening = tokio::time::timeout(Duration::from_millis(700), async {
+        let mut buf = [0u8; 1024];
+        while let Ok(n @ 1..) = stream.read(&mut buf).await {
+            seen.extend_from_slice(&buf[..n]);
+        }
+    });
+    assert!(listening.await.is_err(), "the stream stays open");
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(seen.matches(": keepalive\n\n").count() >= 3, "keepalive comments while idle: {seen}");
+    let r = post(s.addr, Some(&session), json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
+    assert_eq!(r.status, 200, "a session listening on its stream is not idle");
+}
+
+/// A GET stream on a raw connection, held open while the connection is.
+pub async fn open_get_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let get =
+        format!("GET /mcp HTTP/1.1\r\nhost: {addr}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n");
+    stream.write_all(get.as_bytes()).await.unwrap();
+    stream
+}
+
+#[tokio::test]
+async fn at_the_session_cap_the_least_recently_used_idle_session_makes_room() {
+    let s = start(HttpOptions { max_sessions_per_client: 2, ..HttpOptions::default() }).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    let oldest = initialize(s.addr).await;
+    let used = initialize(s.addr).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(post(s.addr, Some(&oldest), ping.clone()).await.status, 200, "now the most recently used");
+    let newest = initialize(s.addr).await;
+    assert_eq!(post(s.addr, Some(&used), ping.clone()).await.status, 404, "the least recently used was ended");
+    assert_eq!(post(s.addr, Some(&oldest), ping.clone()).await.status, 200);
+    assert_eq!(post(s.addr, Some(&newest), ping).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_session_cap_full_of_busy_sessions_refuses_a_new_one() {
+    let s = start(HttpOptions { max_sessions: 1, ..HttpOptions::default() }).await;
+    let listening = initialize(s.addr).await;
+    let _stream = open_get_stream(s.addr, &listening).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = post(s.addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
+    assert_eq!(r.status, 503);
+    assert!(
+        r.json()["error"].as_str().unwrap_or_default().contains("1 sessions, the most it may have, all busy"),
+        "{:?}",
+        r.body
+    );
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    assert_eq!(post(s.addr, Some(&listening), ping).await.status, 200, "the busy session lives on");
 }

@@ -98,3 +98,24 @@ async fn a_body_over_the_limit_is_refused() {
     .await;
     assert_eq!(r.status, 413);
 }
+
+#[tokio::test]
+async fn a_response_over_the_limit_is_a_413_error_body() {
+    let s = start(HttpOptions { max_response_bytes: 30, ..HttpOptions::default() }).await;
+    let r = send(s.addr, "POST", "/things", &[("content-type", "application/json")], r#"{"name":"short"}"#).await;
+    assert_eq!(r.status, 201, "a result within the limit is sent");
+    let long = format!(r#"{{"name":"{}"}}"#, "x".repeat(100));
+    let r = send(s.addr, "POST", "/things", &[("content-type", "application/json")], &long).await;
+    assert_eq!(r.status, 413);
+    assert_eq!(r.json()["limit"], 30);
+    assert!(r.json()["error"].as_str().unwrap().contains("over the response limit of 30 bytes"));
+}
+
+#[tokio::test]
+async fn a_body_may_start_with_a_byte_order_mark() {
+    let s = start(HttpOptions::default()).await;
+    let r =
+        send(s.addr, "POST", "/things", &[("content-type", "application/json")], "\u{feff}{\"name\":\"bom\"}").await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    assert_eq!(r.json(), json!({ "created": "bom" }));
+}

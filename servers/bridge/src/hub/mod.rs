@@ -12,18 +12,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{HeaderMap, StatusCode};
 use tokio::net::TcpListener;
 use tooltable::{Server, table};
 use tooltable_transports::http::body::{self, HttpResponse};
-use tooltable_transports::http::mcp::registry::Registry;
-use tooltable_transports::http::{HttpContext, HttpOptions};
-use tooltable_transports::rest::{self, openapi, routes::Routes};
+use tooltable_transports::http::{HttpOptions, RequestGate};
 
 use crate::token::Token;
 use config::Config;
@@ -74,28 +68,20 @@ pub async fn run(options: HubOptions) -> Result<(), String> {
         std::fs::write(path, text).map_err(|e| format!("cannot write the discovery file {}: {e}", path.display()))?;
     }
     let reloader = tokio::spawn(reload(server.clone(), options.reload_every));
-    let http = HttpOptions { listen: addr, max_body_bytes: options.max_body_bytes, ..HttpOptions::default() };
-    let descriptors = server.table().descriptors();
-    let cx = Arc::new(Gate {
-        token: options.token.clone(),
-        http: HttpContext {
-            openapi: openapi::document(server.info(), server.instructions(), &descriptors).to_string().into(),
-            routes: Routes::new(&descriptors),
-            sessions: Registry::new(http.session_idle, http.sse_retry_ms),
-            server,
-            options: http,
-        },
-    });
-    let connections = Arc::new(tokio::sync::Semaphore::new(options.max_connections.max(1)));
-    tokio::select! {
-        () = accept(listener, cx, connections) => {}
-        () = shutdown_signal() => {}
-    }
+    let http = HttpOptions {
+        listen: addr,
+        max_body_bytes: options.max_body_bytes,
+        max_connections: options.max_connections.max(1),
+        ..HttpOptions::default()
+    };
+    let token = options.token.clone();
+    let gate: RequestGate = Arc::new(move |headers| refusal(token.as_ref(), headers));
+    let served = tooltable_transports::http::serve_gated(server, listener, http, shutdown_signal(), Some(gate)).await;
     reloader.abort();
     if let Some(path) = &options.discovery_file {
         let _ = std::fs::remove_file(path);
     }
-    Ok(())
+    served.map_err(|e| format!("serving failed: {e}"))
 }
 
 async fn reload(server: Server<Config>, every: Duration) {
@@ -105,55 +91,16 @@ async fn reload(server: Server<Config>, every: Duration) {
     }
 }
 
-/// What every request passes through: the token check, then the REST routes.
-struct Gate {
-    token: Option<Token>,
-    http: HttpContext<Config>,
-}
-
-async fn accept(listener: TcpListener, gate: Arc<Gate>, connections: Arc<tokio::sync::Semaphore>) {
-    loop {
-        // Past the bound, connections wait in the listen backlog until one closes.
-        let Ok(permit) = Arc::clone(&connections).acquire_owned().await else { return };
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                tracing::warn!("accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let gate = Arc::clone(&gate);
-        let service = service_fn(move |req| {
-            let gate = Arc::clone(&gate);
-            async move { Ok::<_, std::convert::Infallible>(dispatch(&gate, req).await) }
-        });
-        tokio::spawn(async move {
-            if let Err(e) = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await {
-                tracing::debug!("connection ended: {e}");
-            }
-            drop(permit);
-        });
+/// The token check every request passes: a 401 naming the scheme when the hub has a token and
+/// the request does not carry it.
+fn refusal(token: Option<&Token>, headers: &HeaderMap) -> Option<HttpResponse> {
+    let token = token?;
+    if token.authorizes(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes)) {
+        return None;
     }
-}
-
-async fn dispatch(gate: &Gate, req: Request<Incoming>) -> HttpResponse {
-    if let Err(refusal) = gate.http.options.access.check(req.headers()) {
-        return body::error(StatusCode::FORBIDDEN, refusal.to_string());
-    }
-    if let Some(token) = &gate.token
-        && !token.authorizes(req.headers().get(AUTHORIZATION).map(HeaderValue::as_bytes))
-    {
-        let mut r =
-            body::error(StatusCode::UNAUTHORIZED, "this hub needs its bearer token (Authorization: Bearer ...)");
-        r.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        return r;
-    }
-    if req.uri().path() == "/openapi.json" && req.method() == hyper::Method::GET {
-        return body::bytes(StatusCode::OK, "application/json", gate.http.openapi.clone());
-    }
-    rest::handle(&gate.http, req).await
+    let mut r = body::error(StatusCode::UNAUTHORIZED, "this hub needs its bearer token (Authorization: Bearer ...)");
+    r.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    Some(r)
 }
 
 /// SIGINT or SIGTERM (or a failure to watch for them, which ends the hub rather than leaving

@@ -83,7 +83,7 @@ fn bad_input_is_a_clear_tool_error_and_changes_nothing() {
         (json!({ "$.total": 1 }), "Schema violation", "readOnly"),
         (json!({ "$.code": "B2" }), "Schema violation", "readOnly"),
         (json!({ "$.qty": "three" }), "Schema violation", "type"),
-        (json!({ "$.price": "x".repeat(10 * 1024 * 1024) }), "Value too large", ""),
+        (json!({ "$.price": "x".repeat(2 * 1024 * 1024) }), "Value too large", ""),
         // The constraint never decides: the cycle's time runs out and it is undone.
         (json!({ "$.qty": 101 }), "Time limit exceeded", ""),
     ];

@@ -1,12 +1,13 @@
 //! Streamable HTTP at `/mcp` (MCP 2025-11-25, basic/transports): POST carries messages in, GET
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
+pub mod logs;
 pub mod registry;
 pub mod streams;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::body::Incoming;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
@@ -14,24 +15,31 @@ use tooltable::transport::SUPPORTED_VERSIONS;
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
 use super::HttpContext;
-use super::body::{self, HttpResponse};
-use registry::HttpSession;
+use super::body::{self, HttpResponse, RequestBody};
+use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 
+/// The methods `/mcp` serves.
+pub const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+/// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
+pub async fn handle<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: Request<RequestBody>,
+    client: IpAddr,
+) -> HttpResponse {
     if let Err(response) = check_version(req.headers()) {
         return response;
     }
     match *req.method() {
-        Method::POST => post(cx, req).await,
+        Method::POST => post(cx, req, client).await,
         Method::GET => get(cx, &req),
         Method::DELETE => delete(cx, &req),
         _ => {
             let mut r = body::error(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE on /mcp");
-            r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r.headers_mut().insert(ALLOW, HeaderValue::from_static(METHODS));
             r
         }
     }
@@ -75,7 +83,11 @@ fn session<S: Send + Sync + 'static>(
         .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
 }
 
-async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incoming>) -> HttpResponse {
+async fn post<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    req: Request<RequestBody>,
+    client: IpAddr,
+) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
     let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
@@ -90,20 +102,25 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
     if !is_json {
         return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be application/json");
     }
-    let bytes = match body::read_limited(incoming, cx.options.max_body_bytes).await {
+    let bytes = match body::read_limited(incoming, cx.options.max_body_bytes, cx.options.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
-    let message = match jsonrpc::decode(&bytes) {
+    let _parsing = match cx.parsing.reserve(bytes.len()).await {
+        Ok(permit) => permit,
+        Err(response) => return response,
+    };
+    let message = match jsonrpc::decode(body::without_bom(&bytes)) {
         Ok(message) => message,
         Err(e) => return undecodable(cx, &headers, e).await,
     };
     let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
         && !headers.contains_key(SESSION_HEADER);
     let http = if initialize {
-        match cx.sessions.create(&cx.server) {
+        match cx.sessions.create(&cx.server, client) {
             Ok(http) => http,
-            Err(e) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, format!("no session id: {e}")),
+            Err(e @ CreateError::Full { .. }) => return body::error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+            Err(e @ CreateError::Id(_)) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }
     } else {
         match session(cx, &headers) {
@@ -116,7 +133,8 @@ async fn post<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<Incomi
         return with_session(body::empty(StatusCode::ACCEPTED), &http);
     };
     let id = id.clone();
-    let response = exchange(&http, &id, streamable, || http.session.handle(message)).await;
+    let keepalive = cx.options.sse_keepalive;
+    let response = exchange(&http, &id, streamable, keepalive, || http.session.handle(message)).await;
     if initialize {
         if http.session.is_initialized() {
             return with_session(response, &http);
@@ -133,20 +151,22 @@ async fn exchange<S: Send + Sync + 'static>(
     http: &HttpSession<S>,
     id: &RequestId,
     streamable: bool,
+    keepalive: std::time::Duration,
     hand_over: impl FnOnce(),
 ) -> HttpResponse {
     let answer = {
         let mut streams = http.streams();
         if streams.is_pending(id) {
+            // Not answered with that id: the client would get two responses for one id.
             let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
-            return rpc_error(StatusCode::BAD_REQUEST, Some(id), &e);
+            return rpc_error(StatusCode::CONFLICT, None, &e);
         }
         streams.expect(id.clone(), streamable)
     };
     hand_over();
     match answer.await {
         Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
-        Ok(FirstAnswer::Stream(events)) => body::event_stream(events),
+        Ok(FirstAnswer::Stream(events)) => body::event_stream(events, keepalive),
         // A cancelled request has no response; the POST ends with none.
         Ok(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
@@ -164,7 +184,7 @@ async fn undecodable<S: Send + Sync + 'static>(
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
-    exchange(&http, &id, false, || http.session.answer_undecodable(&e)).await
+    exchange(&http, &id, false, cx.options.sse_keepalive, || http.session.answer_undecodable(&e)).await
 }
 
 fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {
@@ -174,7 +194,7 @@ fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &Htt
     response
 }
 
-fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {
+fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>) -> HttpResponse {
     if !accepts(req.headers(), "text/event-stream") {
         return body::error(StatusCode::NOT_ACCEPTABLE, "GET /mcp opens an event stream: accept text/event-stream");
     }
@@ -184,10 +204,10 @@ fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -
     };
     let last = req.headers().get("last-event-id").and_then(|v| v.to_str().ok());
     let events = http.streams().attach(last);
-    with_session(body::event_stream(events), &http)
+    with_session(body::event_stream(events, cx.options.sse_keepalive), &http)
 }
 
-fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<Incoming>) -> HttpResponse {
+fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>) -> HttpResponse {
     let http = match session(cx, req.headers()) {
         Ok(http) => http,
         Err(response) => return response,

@@ -1,18 +1,22 @@
 //! The live HTTP sessions, by `Mcp-Session-Id`: random ids from the operating system's CSPRNG,
-//! and expiry of idle sessions.
+//! expiry of idle sessions, and caps per server and per client address.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
+use super::logs::LogBudget;
 use super::streams::Streams;
 
 /// One MCP session served over HTTP.
 pub struct HttpSession<S: Send + Sync + 'static> {
     pub id: String,
+    /// The address of the client that opened it, for the per-client cap.
+    pub client: IpAddr,
     pub session: Session<S>,
     pub streams: Arc<Mutex<Streams>>,
     last_seen: Mutex<Instant>,
@@ -44,74 +48,179 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// How many sessions may live, and how long they may sit idle.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    pub idle: Duration,
+    pub retry_ms: u64,
+    /// Sessions on the server; at the cap the least recently used idle one is ended.
+    pub max_sessions: usize,
+    /// Sessions of one client address; at the cap its least recently used idle one is ended.
+    pub max_per_client: usize,
+    /// Bytes of events kept for replay by one session, and by all of them together.
+    pub log_bytes_per_session: usize,
+    pub log_bytes_per_server: usize,
+}
+
+/// Why no session could be made.
+#[derive(Debug)]
+pub enum CreateError {
+    /// The operating system gave no random bytes for an id.
+    Id(std::io::Error),
+    /// Every session is busy (a request in flight or a stream open), so none could make room.
+    Full { limit: usize, per_client: bool },
+}
+
+impl std::fmt::Display for CreateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CreateError::Id(e) => write!(f, "no session id: {e}"),
+            CreateError::Full { limit, per_client: true } => {
+                write!(
+                    f,
+                    "this client has {limit} sessions, the most it may have, all busy; end one (DELETE /mcp) first"
+                )
+            }
+            CreateError::Full { limit, per_client: false } => {
+                write!(f, "the server has {limit} sessions, the most it may have, all busy; retry later")
+            }
+        }
+    }
+}
+
+struct Sessions<S: Send + Sync + 'static> {
+    by_id: HashMap<String, Arc<HttpSession<S>>>,
+    per_client: HashMap<IpAddr, usize>,
+}
+
+impl<S: Send + Sync + 'static> Sessions<S> {
+    fn insert(&mut self, http: Arc<HttpSession<S>>) {
+        *self.per_client.entry(http.client).or_default() += 1;
+        self.by_id.insert(http.id.clone(), http);
+    }
+
+    fn take(&mut self, id: &str) -> Option<Arc<HttpSession<S>>> {
+        let http = self.by_id.remove(id)?;
+        if let Some(n) = self.per_client.get_mut(&http.client) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_client.remove(&http.client);
+            }
+        }
+        Some(http)
+    }
+
+    /// Ends the least recently used session that is idle (no request in flight, no stream
+    /// open), among those of `client` when given; false when every candidate is busy.
+    fn evict(&mut self, client: Option<IpAddr>) -> bool {
+        let oldest = self
+            .by_id
+            .values()
+            .filter(|s| client.is_none_or(|c| s.client == c) && s.streams().is_idle())
+            .min_by_key(|s| *lock(&s.last_seen))
+            .map(|s| s.id.clone());
+        match oldest.and_then(|id| self.take(&id)) {
+            Some(evicted) => {
+                tracing::info!(client = %evicted.client, "session cap reached; ended the least recently used idle session");
+                end(&evicted);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 pub struct Registry<S: Send + Sync + 'static> {
-    sessions: Mutex<HashMap<String, Arc<HttpSession<S>>>>,
-    idle: Duration,
-    retry_ms: u64,
+    sessions: Mutex<Sessions<S>>,
+    limits: SessionLimits,
+    logs: Arc<LogBudget>,
 }
 
 impl<S: Send + Sync + 'static> Registry<S> {
-    pub fn new(idle: Duration, retry_ms: u64) -> Self {
-        Registry { sessions: Mutex::new(HashMap::new()), idle, retry_ms }
+    pub fn new(limits: SessionLimits) -> Self {
+        let logs = Arc::new(LogBudget::new(limits.log_bytes_per_session, limits.log_bytes_per_server));
+        Registry { sessions: Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() }), limits, logs }
     }
 
-    /// A new session with a fresh id, its outgoing messages routed to its streams.
-    pub fn create(&self, server: &Server<S>) -> std::io::Result<Arc<HttpSession<S>>> {
-        let id = new_session_id()?;
-        let streams = Arc::new(Mutex::new(Streams::new(self.retry_ms)));
+    /// A new session for `client` with a fresh id, its outgoing messages routed to its streams;
+    /// at a cap, the least recently used idle session (of that client first) makes room.
+    pub fn create(&self, server: &Server<S>, client: IpAddr) -> Result<Arc<HttpSession<S>>, CreateError> {
+        let id = new_session_id().map_err(CreateError::Id)?;
+        let mut sessions = lock(&self.sessions);
+        let SessionLimits { max_sessions, max_per_client, .. } = self.limits;
+        if sessions.per_client.get(&client).copied().unwrap_or(0) >= max_per_client && !sessions.evict(Some(client)) {
+            return Err(CreateError::Full { limit: max_per_client, per_client: true });
+        }
+        if sessions.by_id.len() >= max_sessions && !sessions.evict(None) {
+            return Err(CreateError::Full { limit: max_sessions, per_client: false });
+        }
+        let streams = Arc::new(Mutex::new(Streams::new(self.limits.retry_ms, Arc::clone(&self.logs))));
         let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
-        let http = Arc::new(HttpSession { id: id.clone(), session, streams, last_seen: Mutex::new(Instant::now()) });
-        lock(&self.sessions).insert(id, Arc::clone(&http));
+        let last_seen = Mutex::new(Instant::now());
+        let http = Arc::new(HttpSession { id, client, session, streams, last_seen });
+        sessions.insert(Arc::clone(&http));
         Ok(http)
     }
 
     /// The session of that id, marked as just used.
     pub fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
-        let session = lock(&self.sessions).get(id).cloned()?;
+        let session = lock(&self.sessions).by_id.get(id).cloned()?;
         *lock(&session.last_seen) = Instant::now();
         Some(session)
     }
 
     /// Ends a session; false when there was none.
     pub fn remove(&self, id: &str) -> bool {
-        let removed = lock(&self.sessions).remove(id);
+        let removed = lock(&self.sessions).take(id);
         if let Some(s) = &removed {
             end(s);
         }
         removed.is_some()
     }
 
-    /// Ends sessions idle longer than the limit; returns how many.
+    /// Ends sessions idle longer than the limit; returns how many. A session with an event stream
+    /// open is not idle.
     pub fn expire(&self) -> usize {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
-        let before = sessions.len();
-        sessions.retain(|_, s| {
-            let live = now.duration_since(*lock(&s.last_seen)) < self.idle;
-            if !live {
-                end(s);
+        let expired: Vec<String> = sessions
+            .by_id
+            .values()
+            .filter(|s| {
+                let mut last_seen = lock(&s.last_seen);
+                if s.streams().has_open_stream() {
+                    *last_seen = now;
+                }
+                now.duration_since(*last_seen) >= self.limits.idle
+            })
+            .map(|s| s.id.clone())
+            .collect();
+        for id in &expired {
+            if let Some(s) = sessions.take(id) {
+                end(&s);
             }
-            live
-        });
-        before - sessions.len()
+        }
+        expired.len()
     }
 
     /// Ends every session (the end of a shutdown).
     pub fn clear(&self) {
-        for (_, s) in lock(&self.sessions).drain() {
+        let mut sessions = lock(&self.sessions);
+        sessions.per_client.clear();
+        for (_, s) in sessions.by_id.drain() {
             end(&s);
         }
     }
 
     /// Ends the standalone streams, so that only requests in flight hold a shutdown.
     pub fn end_standalone_streams(&self) {
-        for s in lock(&self.sessions).values() {
+        for s in lock(&self.sessions).by_id.values() {
             s.streams().end_standalone();
         }
     }
 
     pub fn idle_limit(&self) -> Duration {
-        self.idle
+        self.limits.idle
     }
 }
 

@@ -3,18 +3,15 @@
 //! stream on that POST. Other messages go to the GET stream. Every event is logged per stream, so a
 //! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use hyper::body::Bytes;
 use tokio::sync::{mpsc, oneshot};
 use tooltable::transport::jsonrpc::RequestId;
 use tooltable::transport::{Outgoing, Route};
 
-/// The standalone stream opened by GET.
-const GET_STREAM: u64 = 0;
-/// Events kept per stream for replay, and finished streams kept for late reconnections.
-const LOG_EVENTS: usize = 1024;
-const LOG_STREAMS: usize = 64;
+use super::logs::{EventLogs, GET_STREAM, LogBudget};
 
 /// How a POSTed request is answered.
 pub enum FirstAnswer {
@@ -29,12 +26,6 @@ struct Waiter {
     streamable: bool,
 }
 
-#[derive(Default)]
-struct StreamLog {
-    events: VecDeque<(u64, Bytes)>,
-    done: bool,
-}
-
 /// The routing state of one HTTP session.
 pub struct Streams {
     retry_ms: u64,
@@ -43,17 +34,14 @@ pub struct Streams {
     waiting: HashMap<RequestId, Waiter>,
     carriers: HashMap<RequestId, u64>,
     live: HashMap<u64, mpsc::UnboundedSender<Bytes>>,
-    logs: HashMap<u64, StreamLog>,
-    finished: VecDeque<u64>,
+    logs: EventLogs,
     /// GET-stream events from this sequence number on have reached no live GET stream; the next
     /// plain GET replays them from the log.
     undelivered_from: u64,
 }
 
 impl Streams {
-    pub fn new(retry_ms: u64) -> Self {
-        let mut logs = HashMap::new();
-        logs.insert(GET_STREAM, StreamLog::default());
+    pub fn new(retry_ms: u64, budget: Arc<LogBudget>) -> Self {
         Streams {
             retry_ms,
             next_seq: 0,
@@ -61,8 +49,7 @@ impl Streams {
             waiting: HashMap::new(),
             carriers: HashMap::new(),
             live: HashMap::new(),
-            logs,
-            finished: VecDeque::new(),
+            logs: EventLogs::new(budget),
             undelivered_from: 0,
         }
     }
@@ -129,7 +116,7 @@ impl Streams {
         }
         self.prime(&tx, stream);
         self.live.insert(stream, tx);
-        self.logs.insert(stream, StreamLog::default());
+        self.logs.open(stream);
         self.carriers.insert(id.clone(), stream);
         Some(stream)
     }
@@ -145,11 +132,7 @@ impl Streams {
         let seq = self.next_seq;
         self.next_seq += 1;
         let frame = Bytes::from(format!("id: {stream}-{seq}\nevent: message\ndata: {json}\n\n"));
-        let log = self.logs.entry(stream).or_default();
-        if log.events.len() == LOG_EVENTS {
-            log.events.pop_front();
-        }
-        log.events.push_back((seq, frame.clone()));
+        self.logs.record(stream, seq, &frame);
         if let Some(tx) = self.live.get(&stream) {
             if tx.send(frame).is_ok() {
                 if stream == GET_STREAM {
@@ -164,25 +147,18 @@ impl Streams {
     /// A POST stream ends after its response; its log stays a while for late reconnections.
     fn finish(&mut self, stream: u64) {
         self.live.remove(&stream);
-        if let Some(log) = self.logs.get_mut(&stream) {
-            log.done = true;
-        }
-        self.finished.push_back(stream);
-        if self.finished.len() > LOG_STREAMS
-            && let Some(old) = self.finished.pop_front()
-        {
-            self.logs.remove(&old);
-        }
+        self.logs.finish(stream);
     }
 
     /// A GET: resumes the stream named by `last_event_id` (replaying what came after it), or opens
     /// the standalone stream, replacing any earlier one.
     pub fn attach(&mut self, last_event_id: Option<&str>) -> mpsc::UnboundedReceiver<Bytes> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let resume = last_event_id.and_then(parse_event_id).filter(|(stream, _)| self.logs.contains_key(stream));
+        let resume = last_event_id
+            .and_then(parse_event_id)
+            .and_then(|(stream, after)| Some((stream, after, self.logs.get(stream)?)));
         match resume {
-            Some((stream, after)) => {
-                let log = &self.logs[&stream];
+            Some((stream, after, log)) => {
                 for (_, frame) in log.events.iter().filter(|(seq, _)| *seq > after) {
                     let _ = tx.send(frame.clone());
                 }
@@ -196,7 +172,8 @@ impl Streams {
             }
             None => {
                 self.prime(&tx, GET_STREAM);
-                let log = self.logs.get(&GET_STREAM).map(|log| &log.events);
+                self.logs.attached_get();
+                let log = self.logs.get(GET_STREAM).map(|log| &log.events);
                 let undelivered = log.into_iter().flatten().filter(|(seq, _)| *seq >= self.undelivered_from);
                 for (_, frame) in undelivered {
                     let _ = tx.send(frame.clone());
@@ -206,6 +183,16 @@ impl Streams {
             }
         }
         rx
+    }
+
+    /// Whether the session may be ended to make room: no request in flight, no stream open.
+    pub fn is_idle(&self) -> bool {
+        self.waiting.is_empty() && self.carriers.is_empty() && !self.has_open_stream()
+    }
+
+    /// Whether a client is connected to one of the session's event streams: it counts as activity.
+    pub fn has_open_stream(&self) -> bool {
+        self.live.values().any(|tx| !tx.is_closed())
     }
 
     /// Ends every stream and fails every request still waiting (the session is gone).
@@ -227,7 +214,12 @@ fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::logs::LOG_EVENTS;
     use super::*;
+
+    fn streams() -> Streams {
+        Streams::new(500, Arc::new(LogBudget::new(1 << 20, 1 << 30)))
+    }
 
     fn msg(json: &str, route: Route) -> Outgoing {
         Outgoing { json: json.into(), route }
@@ -239,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_lone_response_is_answered_as_json() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         let mut rx = s.expect(RequestId::Number(1), true);
         s.route(msg("{\"r\":1}", Route::Reply(RequestId::Number(1))));
         assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Json(j)) if j == "{\"r\":1}"));
@@ -248,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_notification_first_opens_a_stream_that_ends_with_the_response() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         let id = RequestId::Number(1);
         let mut rx = s.expect(id.clone(), true);
         s.route(msg("{\"n\":1}", Route::During(id.clone())));
@@ -263,7 +255,7 @@ mod tests {
 
     #[test]
     fn a_closed_stream_resumes_on_get_with_only_its_missed_events() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         let id = RequestId::Number(7);
         let mut rx = s.expect(id.clone(), true);
         s.route(msg("", Route::CloseStream(id.clone())));
@@ -278,7 +270,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_request_lets_go_of_its_post() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         let waiting = RequestId::Number(1);
         let mut rx = s.expect(waiting.clone(), true);
         s.route(msg("", Route::Cancelled(waiting.clone())));
@@ -295,7 +287,7 @@ mod tests {
 
     #[test]
     fn get_stream_events_wait_for_the_first_get() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         s.route(msg("{\"log\":1}", Route::Session));
         let mut get = s.attach(None);
         let frames = drain(&mut get);
@@ -307,7 +299,7 @@ mod tests {
 
     #[test]
     fn events_replayed_on_resume_are_not_sent_again_by_a_plain_get() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         let first = s.attach(None);
         drop(first);
         s.route(msg("{\"log\":1}", Route::Session));
@@ -328,7 +320,7 @@ mod tests {
 
     #[test]
     fn held_get_stream_events_are_bounded_by_the_log() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         for i in 0..=LOG_EVENTS {
             s.route(msg(&format!("{{\"log\":{i}}}"), Route::Session));
         }
@@ -340,7 +332,7 @@ mod tests {
 
     #[test]
     fn without_event_streams_notifications_go_to_the_get_stream() {
-        let mut s = Streams::new(500);
+        let mut s = streams();
         let mut get = s.attach(None);
         let id = RequestId::Number(2);
         let mut rx = s.expect(id.clone(), false);

@@ -1,0 +1,259 @@
+//! The open connections under the cap, and which of them have a request in flight. At the cap, the
+//! connection idle longest (waiting for a request: silent, sending its head slowly, or kept alive
+//! between requests) is closed to make room, or failing that the one waiting longest for a request
+//! body still arriving; so connections that send nothing, or send slowly, cannot lock normal
+//! clients out. Only when every connection has a request being answered is a new one refused.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use hyper::body::{Body, Frame, SizeHint};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+
+/// How long a new connection waits for the one closed for it to let go of its slot.
+const EVICTION_WAIT: Duration = Duration::from_millis(200);
+
+pub struct Slots {
+    free: Arc<Semaphore>,
+    open: Mutex<HashMap<u64, Arc<Connection>>>,
+    next_id: AtomicU64,
+    epoch: Instant,
+}
+
+/// One open connection, as the cap sees it.
+pub struct Connection {
+    id: u64,
+    in_flight: AtomicUsize,
+    /// Requests in flight whose body is still arriving.
+    receiving: AtomicUsize,
+    /// Microseconds since the epoch at which its last request ended (or it opened).
+    idle_since: AtomicU64,
+    closing: Notify,
+    epoch: Instant,
+}
+
+/// A connection's place under the cap, given back when it drops.
+pub struct Slot {
+    slots: Arc<Slots>,
+    pub connection: Arc<Connection>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Slots {
+    pub fn new(cap: usize) -> Arc<Self> {
+        Arc::new(Slots {
+            free: Arc::new(Semaphore::new(cap)),
+            open: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(0),
+            epoch: Instant::now(),
+        })
+    }
+
+    /// A slot for a new connection: a free one, or the one of the connection idle longest, closed
+    /// for it; `None` when every connection has a request in flight.
+    pub async fn claim(self: &Arc<Self>) -> Option<Slot> {
+        if let Ok(permit) = Arc::clone(&self.free).try_acquire_owned() {
+            return Some(self.place(permit));
+        }
+        let idle_longest = {
+            let mut open = self.lock();
+            let id = open
+                .values()
+                .filter(|c| c.in_flight.load(Ordering::Acquire) == c.receiving.load(Ordering::Acquire))
+                .min_by_key(|c| (c.in_flight.load(Ordering::Acquire) > 0, c.idle_since()))
+                .map(|c| c.id)?;
+            open.remove(&id)?
+        };
+        idle_longest.closing.notify_one();
+        let permit = tokio::time::timeout(EVICTION_WAIT, Arc::clone(&self.free).acquire_owned()).await.ok()?.ok()?;
+        Some(self.place(permit))
+    }
+
+    fn place(self: &Arc<Self>, permit: OwnedSemaphorePermit) -> Slot {
+        let connection = Arc::new(Connection {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            in_flight: AtomicUsize::new(0),
+            receiving: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(0),
+            closing: Notify::new(),
+            epoch: self.epoch,
+        });
+        connection.mark_idle();
+        self.lock().insert(connection.id, Arc::clone(&connection));
+        Slot { slots: Arc::clone(self), connection, _permit: permit }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Connection>>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.slots.lock().remove(&self.connection.id);
+    }
+}
+
+impl Connection {
+    /// Resolves when the connection is closed to make room for another.
+    pub async fn closed_for_room(&self) {
+        self.closing.notified().await;
+    }
+
+    /// A request began: it is in flight until the guard (or the response body it is moved into)
+    /// is dropped.
+    pub fn begin(self: &Arc<Self>) -> Busy {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        Busy(Arc::clone(self))
+    }
+
+    /// A request's body, counted as still arriving until it ends (or is dropped unread).
+    pub fn receive<B: Body>(self: &Arc<Self>, body: B) -> Receiving<B> {
+        if body.is_end_stream() {
+            return Receiving { body, connection: None };
+        }
+        self.receiving.fetch_add(1, Ordering::AcqRel);
+        Receiving { body, connection: Some(Arc::clone(self)) }
+    }
+
+    fn mark_idle(&self) {
+        let micros = u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.idle_since.store(micros, Ordering::Release);
+    }
+
+    fn idle_since(&self) -> u64 {
+        self.idle_since.load(Ordering::Acquire)
+    }
+}
+
+/// A request in flight on its connection, until dropped.
+pub struct Busy(Arc<Connection>);
+
+impl Busy {
+    /// Keeps the request in flight until its response body is sent (or dropped).
+    pub fn carrying<B>(self, body: B) -> InFlight<B> {
+        InFlight { body, _busy: self }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.mark_idle();
+        }
+    }
+}
+
+/// A response body whose request counts as in flight until the body is sent (or dropped).
+pub struct InFlight<B> {
+    body: B,
+    _busy: Busy,
+}
+
+impl<B: Body + Unpin> Body for InFlight<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A request body; while it is still arriving, its connection may be closed to make room.
+pub struct Receiving<B> {
+    body: B,
+    connection: Option<Arc<Connection>>,
+}
+
+impl<B> Receiving<B> {
+    fn received(&mut self) {
+        if let Some(connection) = self.connection.take() {
+            connection.receiving.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl<B> Drop for Receiving<B> {
+    fn drop(&mut self) {
+        self.received();
+    }
+}
+
+impl<B: Body + Unpin> Body for Receiving<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None | Some(Err(_)))) || this.body.is_end_stream() {
+            this.received();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claims a slot at the cap; `victim` lets go of its own once told to close.
+    async fn claim_past(slots: &Arc<Slots>, victim: Slot) -> Option<Slot> {
+        let claiming = tokio::spawn({
+            let slots = Arc::clone(slots);
+            async move { slots.claim().await }
+        });
+        victim.connection.closed_for_room().await;
+        drop(victim);
+        claiming.await.unwrap()
+    }
+
+    /// A cap of two, both taken.
+    async fn full() -> (Arc<Slots>, Slot, Slot) {
+        let slots = Slots::new(2);
+        let first = slots.claim().await.expect("a free slot");
+        let second = slots.claim().await.expect("a free slot");
+        (slots, first, second)
+    }
+
+    #[tokio::test]
+    async fn at_the_cap_the_connection_idle_longest_makes_room() {
+        let (slots, oldest, busy) = full().await;
+        let request = busy.connection.begin();
+        let newest = claim_past(&slots, oldest).await.expect("the idle connection's slot went to the new one");
+        let second = newest.connection.begin();
+        assert!(slots.claim().await.is_none(), "every connection is busy: nothing to close");
+        drop((request, second));
+    }
+
+    #[tokio::test]
+    async fn a_connection_still_receiving_a_body_makes_room_when_none_is_idle() {
+        let (slots, answering, receiving) = full().await;
+        let _answered = answering.connection.begin();
+        let _request = receiving.connection.begin();
+        // A body not read yet is still arriving.
+        let _body = receiving.connection.receive(http_body_util::Full::new(hyper::body::Bytes::from("{")));
+        let claimed = claim_past(&slots, receiving).await;
+        assert!(claimed.is_some(), "the slow body's connection made room, not the one being answered");
+    }
+}

@@ -24,6 +24,7 @@ const KEYS: &[(&str, &str)] = &[
     ("output_schema", "output_schema = expr"),
     ("input_schema", "input_schema = expr"),
     ("allow_unknown_args", "allow_unknown_args"),
+    ("task", "task` or `task = \"required\""),
 ];
 
 /// Where the output schema comes from, when not from the return type.
@@ -49,6 +50,15 @@ pub(crate) struct OperationAttr {
     /// A schema built at run time, for arguments whose schema no Rust type states.
     pub(crate) input_schema: Option<Expr>,
     pub(crate) allow_unknown_args: bool,
+    /// `task` (calls may run as tasks) or `task = "required"` (only as tasks).
+    pub(crate) task: Option<TaskSupport>,
+}
+
+/// How an operation's calls may run as tasks, as the attribute states it.
+#[derive(Clone, Copy)]
+pub(crate) enum TaskSupport {
+    Optional,
+    Required,
 }
 
 pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> OperationAttr {
@@ -126,6 +136,22 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
                 Ok(code @ 100..=599) if !duplicate => attr.status = Some(code),
                 Ok(100..=599) => {}
                 _ => errors.push(Error::new(lit.span(), "`status` must be an HTTP status code, 100 to 599")),
+            }
+        }
+        "task" => {
+            let support = match input.peek(Token![=]) {
+                false => Some(TaskSupport::Optional),
+                true => value::<LitStr>(input, &key, "a string", usage, errors).and_then(|lit| match lit.value().as_str() {
+                    "optional" => Some(TaskSupport::Optional),
+                    "required" => Some(TaskSupport::Required),
+                    _ => {
+                        errors.push(Error::new(lit.span(), "`task` is `task`, `task = \"optional\"` or `task = \"required\"`"));
+                        None
+                    }
+                }),
+            };
+            if !duplicate {
+                attr.task = support;
             }
         }
         "output" => {

@@ -62,6 +62,7 @@ pub mod schema;
 mod server;
 mod session;
 mod table;
+mod tasks;
 mod validate;
 mod wire_names;
 
@@ -86,4 +87,5 @@ pub use session::{
     SUPPORTED_VERSIONS, Session,
 };
 pub use table::{DynamicTool, Entry, Table, TableError};
+pub use tasks::{MemoryTaskStore, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport};
 pub use tooltable_macros::operation;

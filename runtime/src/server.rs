@@ -322,7 +322,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Where tasks are kept (default: in memory, at most [`crate::tasks::MAX_TASKS`]); a store
+    /// Where tasks are kept (default: in memory, at most 1,000 tasks); a store
     /// shared by several instances lets any of them serve a task's `tasks/get` and `tasks/update`.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.tasks.store = Arc::new(store);
@@ -330,7 +330,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     }
 
     /// How long a task and its result are kept after it is created; the server stops the task
-    /// then if it still runs (default [`crate::tasks::DEFAULT_TTL`], at least a millisecond).
+    /// then if it still runs (default 1 hour, at least a millisecond).
     pub fn task_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.tasks.ttl = ttl.max(std::time::Duration::from_millis(1));
         self

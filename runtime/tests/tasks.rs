@@ -2,6 +2,7 @@
 //! that runs on, polled with `tasks/get`, asked questions answered with `tasks/update`, stopped
 //! with `tasks/cancel`; all with raw 2026-07-28 messages.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -67,8 +68,28 @@ async fn two_at_once(cx: &Cx<()>) -> Result<Value, Error> {
     Ok(json!({ "first": answers["first"]["content"]["name"], "second": answers["second"]["content"]["name"] }))
 }
 
+/// Set when `guarded`'s future is dropped.
+static GUARD_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        GUARD_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Holds a guard while it waits for a minute.
+#[operation(task)]
+async fn guarded() -> Result<Value, Error> {
+    let _guard = Guard;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    Ok(json!({}))
+}
+
 fn builder() -> ServerBuilder<()> {
-    Server::builder(()).info("tasks-test", "1.0.0").operations(table![plain, slow, fails, panics, confirm, two_at_once])
+    let ops = table![plain, slow, fails, panics, confirm, two_at_once, guarded];
+    Server::builder(()).info("tasks-test", "1.0.0").operations(ops)
 }
 
 fn server() -> Server<()> {
@@ -195,6 +216,22 @@ async fn cancel_stops_a_running_task_and_is_idempotent() {
         let r = ask(&mut p, n, method, json!({ "taskId": "no-such-task", "inputResponses": {} })).await;
         assert_eq!(r["error"]["code"], -32602, "{method} of an unknown task: {r}");
     }
+}
+
+#[tokio::test]
+async fn cancel_drops_the_running_future() {
+    let mut p = Peer::connect(&server());
+    let task = start(&mut p, 1, "guarded", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!GUARD_DROPPED.load(Ordering::SeqCst), "the task runs until cancelled");
+    ask(&mut p, 2, "tasks/cancel", json!({ "taskId": task })).await;
+    for _ in 0..100 {
+        if GUARD_DROPPED.load(Ordering::SeqCst) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the cancelled task's future was never dropped");
 }
 
 #[tokio::test]

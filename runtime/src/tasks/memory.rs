@@ -109,11 +109,14 @@ fn answer(record: &mut TaskRecord, answers: Map<String, Value>) {
     }
 }
 
-fn take_answers(record: &mut TaskRecord, keys: &[String]) -> Option<Map<String, Value>> {
-    if !keys.iter().all(|k| record.answers.contains_key(k)) {
-        return None;
+fn take_answers(record: &mut TaskRecord, keys: &[String]) -> Result<Option<Map<String, Value>>, TaskStoreError> {
+    if record.status.is_terminal() {
+        return Err(TaskStoreError::Ended);
     }
-    Some(keys.iter().filter_map(|k| record.answers.remove_entry(k)).collect())
+    if !keys.iter().all(|k| record.answers.contains_key(k)) {
+        return Ok(None);
+    }
+    Ok(Some(keys.iter().filter_map(|k| record.answers.remove_entry(k)).collect()))
 }
 
 impl TaskStore for MemoryTaskStore {
@@ -147,7 +150,7 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         keys: &'a [String],
     ) -> BoxFuture<'a, Result<Option<Map<String, Value>>, TaskStoreError>> {
-        let taken = self.with(id, |r| take_answers(r, keys)).ok_or(TaskStoreError::Unknown);
+        let taken = self.with(id, |r| take_answers(r, keys)).unwrap_or(Err(TaskStoreError::Unknown));
         Box::pin(async move { taken })
     }
 }

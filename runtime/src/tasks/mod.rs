@@ -51,7 +51,8 @@ pub trait TaskStore: Send + Sync + 'static {
     /// once none is pending the task is `working` again. `false` when the task is unknown.
     fn answer<'a>(&'a self, id: &'a str, answers: Map<String, Value>) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
 
-    /// The answers to `keys` once every one has come, removed from the store; `None` before.
+    /// The answers to `keys` once every one has come, removed from the store; `None` before;
+    /// an error once the task has ended (cancelled, say) or is gone, which ends its wait.
     fn take_answers<'a>(
         &'a self,
         id: &'a str,
@@ -66,6 +67,8 @@ pub enum TaskStoreError {
     Full { limit: usize },
     /// The task is not (or no longer) in the store.
     Unknown,
+    /// The task has ended: it takes no more answers.
+    Ended,
     /// The store could not be reached or failed (a shared store's connection, say).
     Unavailable(String),
 }
@@ -77,6 +80,7 @@ impl std::fmt::Display for TaskStoreError {
                 write!(f, "the server holds its limit of {limit} tasks; retry once some have expired")
             }
             TaskStoreError::Unknown => f.write_str("no such task"),
+            TaskStoreError::Ended => f.write_str("the task has ended"),
             TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
         }
     }

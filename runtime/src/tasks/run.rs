@@ -144,7 +144,7 @@ fn unknown(id: &str) -> RpcError {
 
 fn store_error(e: TaskStoreError) -> RpcError {
     match e {
-        TaskStoreError::Unknown => RpcError::invalid_params(e.to_string()),
+        TaskStoreError::Unknown | TaskStoreError::Ended => RpcError::invalid_params(e.to_string()),
         TaskStoreError::Full { .. } | TaskStoreError::Unavailable(_) => RpcError::internal(e.to_string()),
     }
 }

@@ -25,6 +25,7 @@ const KEYS: &[(&str, &str)] = &[
     ("input_schema", "input_schema = expr"),
     ("allow_unknown_args", "allow_unknown_args"),
     ("task", "task` or `task = \"required\""),
+    ("deferred_task", "deferred_task"),
 ];
 
 /// Where the output schema comes from, when not from the return type.
@@ -52,6 +53,8 @@ pub(crate) struct OperationAttr {
     pub(crate) allow_unknown_args: bool,
     /// `task` (calls may run as tasks) or `task = "required"` (only as tasks).
     pub(crate) task: Option<TaskSupport>,
+    /// The call becomes a task when its code calls `Cx::start_task`.
+    pub(crate) deferred_task: bool,
 }
 
 /// How an operation's calls may run as tasks, as the attribute states it.
@@ -186,6 +189,7 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
                 "destructive" => attr.destructive = Some(on),
                 "idempotent" => attr.idempotent = Some(on),
                 "open_world" => attr.open_world = Some(on),
+                "deferred_task" => attr.deferred_task = on,
                 _ => attr.allow_unknown_args = on,
             }
         }
@@ -248,6 +252,11 @@ fn check_combinations(attr: &mut OperationAttr, seen: &[Ident], errors: &mut Vec
         && key("rest").is_none()
     {
         errors.push(Error::new(status.span(), "`status` needs a `rest` route"));
+    }
+    if let Some(deferred) = key("deferred_task")
+        && key("task").is_none()
+    {
+        errors.push(Error::new(deferred.span(), "`deferred_task` needs `task`: only a task can be deferred"));
     }
     // Report on whichever of the two comes second.
     if let (Some(a), Some(b)) = (key("output"), key("output_schema")) {

@@ -76,6 +76,7 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
             None => quote!(::core::option::Option::None),
         });
     let allow_unknown_args = attr.allow_unknown_args;
+    let deferred_task = attr.deferred_task;
     let task_support = match attr.task {
         None => quote!(::tooltable::TaskSupport::Forbidden),
         Some(TaskSupport::Optional) => quote!(::tooltable::TaskSupport::Optional),
@@ -221,6 +222,7 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
                     rest: #rest,
                     allow_unknown_args: #allow_unknown_args,
                     task_support: #task_support,
+                    deferred_task: #deferred_task,
                     input_schema: #input_schema,
                     output_schema: #output_schema,
                     error_schema: #error_schema,

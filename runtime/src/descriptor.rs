@@ -24,6 +24,9 @@ pub struct ToolDescriptor {
     pub allow_unknown_args: bool,
     /// Whether its calls may run as tasks; stated in the descriptor's `execution` unless forbidden.
     pub task_support: TaskSupport,
+    /// When true, a call becomes a task only when its code calls `Cx::start_task` (its questions
+    /// before are asked in rounds); else a call that may be a task is one from the start.
+    pub deferred_task: bool,
 }
 
 impl ToolDescriptor {
@@ -40,6 +43,7 @@ impl ToolDescriptor {
             rest: None,
             allow_unknown_args: false,
             task_support: TaskSupport::Forbidden,
+            deferred_task: false,
         }
     }
 
@@ -94,6 +98,7 @@ impl From<OperationMeta> for ToolDescriptor {
             }),
             allow_unknown_args: meta.allow_unknown_args,
             task_support: meta.task_support,
+            deferred_task: meta.deferred_task,
         }
     }
 }

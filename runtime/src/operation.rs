@@ -92,6 +92,8 @@ pub struct OperationMeta {
     pub rest: Option<StaticRestRoute>,
     pub allow_unknown_args: bool,
     pub task_support: TaskSupport,
+    /// The call becomes a task when its code calls `Cx::start_task`, not at once.
+    pub deferred_task: bool,
     pub input_schema: fn() -> Value,
     pub output_schema: fn() -> Option<Value>,
     /// The schema of the error bodies, when the error type states one.

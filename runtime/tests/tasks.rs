@@ -87,8 +87,18 @@ async fn guarded() -> Result<Value, Error> {
     Ok(json!({}))
 }
 
+/// Asks a name in rounds, then goes on as a task.
+#[operation(task = "required", deferred_task)]
+async fn name_then_task(cx: &Cx<()>) -> Result<Value, Error> {
+    let question = InputRequest::elicit_form("Your name?", json!({ "type": "object" }));
+    let answers = cx.ask(vec![("user_name".into(), question)]).await.map_err(|e| Error::bad_request(e.to_string()))?;
+    let as_task = cx.start_task().await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(json!({ "name": answers["user_name"]["content"]["name"], "as_task": as_task }))
+}
+
 fn builder() -> ServerBuilder<()> {
-    let ops = table![plain, slow, fails, panics, confirm, two_at_once, guarded];
+    let ops = table![plain, slow, fails, panics, confirm, two_at_once, guarded, name_then_task];
     Server::builder(()).info("tasks-test", "1.0.0").operations(ops)
 }
 
@@ -341,4 +351,25 @@ async fn a_task_past_the_stores_limit_is_refused() {
     let r = ask(&mut p, 3, "tools/call", json!({ "name": "slow", "arguments": { "millis": 0 } })).await;
     assert_eq!(r["error"]["code"], -32603, "{r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("limit of 2 tasks"), "{r}");
+}
+
+#[tokio::test]
+async fn a_deferred_task_asks_in_rounds_then_becomes_a_task() {
+    let mut p = Peer::connect(&server());
+    let first = ask(&mut p, 1, "tools/call", json!({ "name": "name_then_task" })).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert!(first["result"].get("taskId").is_none(), "{first}");
+    assert_eq!(first["result"]["inputRequests"]["user_name"]["method"], "elicitation/create", "{first}");
+    let retry = json!({
+        "name": "name_then_task",
+        "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } },
+        "requestState": first["result"]["requestState"],
+    });
+    let second = ask(&mut p, 2, "tools/call", retry).await;
+    assert_eq!(second["result"]["resultType"], "task", "{second}");
+    assert!(second["result"].get("requestState").is_none() && second["result"].get("inputRequests").is_none(), "{second}");
+    let task = second["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut id = 10;
+    let done = poll_until(&mut p, &mut id, &task, "completed").await;
+    assert_eq!(done["result"]["structuredContent"], json!({ "name": "Alice", "as_task": true }), "{done}");
 }

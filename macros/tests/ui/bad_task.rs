@@ -12,4 +12,10 @@ async fn deploy() -> Result<&'static str, tooltable::Error> {
     Ok("deployed")
 }
 
+/// Reviews.
+#[operation(deferred_task)]
+async fn review() -> Result<&'static str, tooltable::Error> {
+    Ok("reviewed")
+}
+
 fn main() {}

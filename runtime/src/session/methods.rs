@@ -1,6 +1,7 @@
 //! The requests a session serves, by method name.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
@@ -117,16 +118,24 @@ fn tools_call<S: Send + Sync + 'static>(
         Ok(TaskSupport::Optional | TaskSupport::Required) if declared => {
             return session.spawn(id, &params, stateless, move |cx| async move {
                 let tool = server.tool(&name)?;
+                let scope = Arc::clone(cx.scope().ok_or_else(|| RpcError::internal("a call with no scope"))?);
+                scope.may_become_task.store(true, Ordering::Release);
+                if !tool.descriptor.deferred_task {
+                    scope.become_task.notify_one();
+                }
                 let runner = server.clone();
-                let record = server
-                    .0
-                    .tasks
-                    .start(|task| {
-                        let cx = cx.for_task(task);
-                        async move { Ok(json!(call_tool(&runner, &tool, cx, args, true, true).await?)) }
-                    })
-                    .await?;
-                Ok(Reply::Task(Value::Object(record.task(server.0.tasks.poll_interval))))
+                let mut call = Box::pin(async move { Ok(json!(call_tool(&runner, &tool, cx, args, true, true).await?)) });
+                tokio::select! {
+                    biased;
+                    () = scope.become_task.notified() => {
+                        let bind = |task| {
+                            let _ = scope.task.set(task);
+                        };
+                        let record = server.0.tasks.start(bind, call).await?;
+                        Ok(Reply::Task(Value::Object(record.task(server.0.tasks.poll_interval))))
+                    }
+                    result = &mut call => result.map(Reply::Complete),
+                }
             });
         }
         _ => {}

@@ -13,7 +13,7 @@ mod stateless;
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -130,8 +130,13 @@ pub(crate) struct CallScope<S> {
     pub stateless: Option<Arc<RequestMeta>>,
     /// For a 2026-07-28 request that may ask the client, this round's answers and questions.
     pub round: Option<Arc<rounds::Round>>,
-    /// For a call that runs as a task (the tasks extension), where its questions go.
-    pub task: Option<Arc<crate::tasks::TaskScope>>,
+    /// Once the call runs as a task (the tasks extension), where its questions go.
+    pub task: OnceLock<Arc<crate::tasks::TaskScope>>,
+    /// Whether the call may become a task: the request declared the extension, the tool
+    /// supports tasks.
+    pub may_become_task: AtomicBool,
+    /// Signalled to make the call a task: at once, or when its code asks (`Cx::start_task`).
+    pub become_task: tokio::sync::Notify,
     /// A client capability a question needed and the request had not declared.
     pub missing_capability: Mutex<Option<&'static str>>,
     progress_token: Option<Value>,
@@ -405,7 +410,9 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             request_id: id.clone(),
             stateless,
             round: round.clone(),
-            task: None,
+            task: OnceLock::new(),
+            may_become_task: AtomicBool::new(false),
+            become_task: tokio::sync::Notify::new(),
             missing_capability: Mutex::new(None),
             progress_token,
             last_progress: Mutex::new(None),
@@ -514,25 +521,6 @@ fn panicked<T>(message: String) -> Result<T, RpcError> {
 }
 
 impl<S: Send + Sync + 'static> CallScope<S> {
-    /// The scope of a call that runs as a task: the request's `_meta`, no round (its questions
-    /// go to the task), no progress (the request has been answered).
-    pub(crate) fn for_task(
-        parent: &CallScope<S>,
-        task: Arc<crate::tasks::TaskScope>,
-    ) -> Self {
-        CallScope {
-            session: Arc::clone(&parent.session),
-            request_id: parent.request_id.clone(),
-            stateless: parent.stateless.clone(),
-            round: None,
-            task: Some(task),
-            missing_capability: Mutex::new(None),
-            progress_token: None,
-            last_progress: Mutex::new(None),
-            cancelled: AtomicBool::new(false),
-        }
-    }
-
     pub(crate) fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let Some(token) = &self.progress_token else { return };
         let mut last = lock(&self.last_progress);

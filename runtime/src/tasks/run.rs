@@ -41,10 +41,9 @@ impl Tasks {
     }
 
     /// Creates a task (in the store before this returns, so a `tasks/get` that follows finds it)
-    /// and starts `work` on it; `work` is given the task's scope for its questions.
-    pub async fn start<F, Fut>(&self, work: F) -> Result<TaskRecord, RpcError>
+    /// and runs `work` on as that task, once `bind` has given the call the task's scope.
+    pub async fn start<Fut>(&self, bind: impl FnOnce(Arc<TaskScope>), work: Fut) -> Result<TaskRecord, RpcError>
     where
-        F: FnOnce(Arc<TaskScope>) -> Fut,
         Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
     {
         let record = self.store.create(self.ttl).await.map_err(store_error)?;
@@ -56,7 +55,8 @@ impl Tasks {
             next_key: AtomicUsize::new(0),
             poll_interval: self.poll_interval,
         });
-        let work = catch_panic(work(Arc::clone(&scope)));
+        bind(Arc::clone(&scope));
+        let work = catch_panic(work);
         let (store, running, id, ttl) = (Arc::clone(&self.store), Arc::clone(&self.running), record.id.clone(), self.ttl);
         // Under the lock, so the task cannot finish (and deregister) before it is registered.
         let mut registry = lock(&self.running);

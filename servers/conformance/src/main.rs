@@ -58,6 +58,7 @@ pub fn server() -> Result<Server<()>, TableError> {
             task_tools::protocol_error_job,
             task_tools::confirm_delete,
             task_tools::multi_input,
+            task_tools::test_tool_with_task,
         ]);
     prompts::register(resources::register(builder)).build()
 }

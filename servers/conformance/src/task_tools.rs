@@ -1,6 +1,7 @@
 //! Fixtures of the tasks extension's scenarios: a sync greeting, and tools whose calls run as
 //! tasks for a client that declares the extension: slow work, a tool error, a protocol error,
-//! and questions that park the task until `tasks/update` answers them.
+//! questions that park the task until `tasks/update` answers them, and a tool that asks in
+//! rounds first and becomes a task after.
 
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tooltable::{Content, ContentBlock, Cx, Error, InputRequest, operation};
 
-use crate::round_tools::ask;
+use crate::round_tools::{ask, field, name_question};
 
 fn text(s: impl Into<String>) -> Result<Content, Error> {
     Ok(ContentBlock::text(s).into())
@@ -89,8 +90,17 @@ pub async fn multi_input(cx: &Cx<()>) -> Result<Content, Error> {
         ],
     )
     .await?;
-    let name = answers["name"]["content"]["name"].as_str().unwrap_or("");
-    text(format!("Hello, {name}; confirmed: {}", confirmed(&answers["confirm"])))
+    text(format!("Hello, {}; confirmed: {}", field(&answers["name"], "name"), confirmed(&answers["confirm"])))
+}
+
+/// Asks the user's name in rounds (`user_name`), then goes on as a task that greets them.
+#[operation(read_only, task = "required", deferred_task)]
+pub async fn test_tool_with_task(cx: &Cx<()>) -> Result<Content, Error> {
+    let answers = ask(cx, vec![("user_name", name_question())]).await?;
+    cx.start_task().await;
+    // The work the task stands for.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    text(format!("Hello, {}!", field(&answers["user_name"], "name")))
 }
 
 /// Whether an elicitation answer accepted with `confirm: true`.

@@ -133,3 +133,22 @@ fn without_the_extension_nothing_becomes_a_task() {
     assert_eq!(error_code(&r), -32021, "{r}");
     assert_eq!(r["error"]["data"]["requiredCapabilities"]["extensions"][TASKS], json!({}), "{r}");
 }
+
+#[test]
+fn a_tool_asks_in_rounds_then_becomes_a_task() {
+    let mut c = Client::new(true);
+    let first = c.call("test_tool_with_task", json!({}));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert!(first["result"].get("taskId").is_none(), "{first}");
+    let retry = json!({
+        "name": "test_tool_with_task",
+        "arguments": {},
+        "inputResponses": { "user_name": { "action": "accept", "content": { "name": "Alice" } } },
+        "requestState": first["result"]["requestState"],
+    });
+    let second = c.ask("tools/call", retry);
+    assert_eq!(second["result"]["resultType"], "task", "{second}");
+    assert!(second["result"].get("requestState").is_none(), "{second}");
+    let task = second["result"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(c.poll_until(&task, "completed")["result"]["content"][0]["text"], "Hello, Alice!");
+}

@@ -144,14 +144,19 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
         "task" => {
             let support = match input.peek(Token![=]) {
                 false => Some(TaskSupport::Optional),
-                true => value::<LitStr>(input, &key, "a string", usage, errors).and_then(|lit| match lit.value().as_str() {
-                    "optional" => Some(TaskSupport::Optional),
-                    "required" => Some(TaskSupport::Required),
-                    _ => {
-                        errors.push(Error::new(lit.span(), "`task` is `task`, `task = \"optional\"` or `task = \"required\"`"));
-                        None
-                    }
-                }),
+                true => {
+                    value::<LitStr>(input, &key, "a string", usage, errors).and_then(|lit| match lit.value().as_str() {
+                        "optional" => Some(TaskSupport::Optional),
+                        "required" => Some(TaskSupport::Required),
+                        _ => {
+                            errors.push(Error::new(
+                                lit.span(),
+                                "`task` is `task`, `task = \"optional\"` or `task = \"required\"`",
+                            ));
+                            None
+                        }
+                    })
+                }
             };
             if !duplicate {
                 attr.task = support;

@@ -50,7 +50,8 @@ async fn panics() -> Result<Value, Error> {
 /// Asks for a confirmation, then reports it.
 #[operation(task)]
 async fn confirm(cx: &Cx<()>) -> Result<Value, Error> {
-    let answer = cx.elicit_form("Sure?", json!({ "type": "object" })).await.map_err(|e| Error::bad_request(e.to_string()))?;
+    let answer =
+        cx.elicit_form("Sure?", json!({ "type": "object" })).await.map_err(|e| Error::bad_request(e.to_string()))?;
     Ok(json!({ "confirmed": answer["content"]["confirm"] }))
 }
 
@@ -159,7 +160,10 @@ async fn discover_advertises_the_extension_and_the_listing_marks_task_tools() {
     let list = ask(&mut p, 2, "tools/list", json!({})).await;
     let tools = list["result"]["tools"].as_array().unwrap();
     let support = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone();
-    assert_eq!((support("plain"), support("slow"), support("fails")), (Value::Null, json!("optional"), json!("required")));
+    assert_eq!(
+        (support("plain"), support("slow"), support("fails")),
+        (Value::Null, json!("optional"), json!("required"))
+    );
 }
 
 #[tokio::test]
@@ -199,7 +203,11 @@ async fn a_tool_error_completes_and_a_panic_fails() {
     let mut id = 10;
     let failing = start(&mut p, 1, "fails", json!({})).await;
     let done = poll_until(&mut p, &mut id, &failing, "completed").await;
-    assert_eq!((done["status"].clone(), done["result"]["isError"].clone()), (json!("completed"), json!(true)), "{done}");
+    assert_eq!(
+        (done["status"].clone(), done["result"]["isError"].clone()),
+        (json!("completed"), json!(true)),
+        "{done}"
+    );
 
     let broken = start(&mut p, 2, "panics", json!({})).await;
     let done = poll_until(&mut p, &mut id, &broken, "failed").await;
@@ -256,7 +264,8 @@ async fn a_question_parks_the_task_until_tasks_update_answers_it() {
     let (key, question) = requests.iter().next().unwrap();
     assert_eq!(question["method"], "elicitation/create", "{parked}");
 
-    let ignored = ask(&mut p, 2, "tasks/update", json!({ "taskId": task, "inputResponses": { "unknown-key": {} } })).await;
+    let ignored =
+        ask(&mut p, 2, "tasks/update", json!({ "taskId": task, "inputResponses": { "unknown-key": {} } })).await;
     assert_eq!(ignored["result"]["resultType"], "complete", "an answer to nothing is acknowledged: {ignored}");
     let answers = json!({ key: { "action": "accept", "content": { "confirm": true } } });
     let ack = ask(&mut p, 3, "tasks/update", json!({ "taskId": task, "inputResponses": answers })).await;
@@ -367,7 +376,10 @@ async fn a_deferred_task_asks_in_rounds_then_becomes_a_task() {
     });
     let second = ask(&mut p, 2, "tools/call", retry).await;
     assert_eq!(second["result"]["resultType"], "task", "{second}");
-    assert!(second["result"].get("requestState").is_none() && second["result"].get("inputRequests").is_none(), "{second}");
+    assert!(
+        second["result"].get("requestState").is_none() && second["result"].get("inputRequests").is_none(),
+        "{second}"
+    );
     let task = second["result"]["taskId"].as_str().unwrap().to_owned();
     let mut id = 10;
     let done = poll_until(&mut p, &mut id, &task, "completed").await;

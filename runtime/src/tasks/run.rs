@@ -57,7 +57,8 @@ impl Tasks {
         });
         bind(Arc::clone(&scope));
         let work = catch_panic(work);
-        let (store, running, id, ttl) = (Arc::clone(&self.store), Arc::clone(&self.running), record.id.clone(), self.ttl);
+        let (store, running, id, ttl) =
+            (Arc::clone(&self.store), Arc::clone(&self.running), record.id.clone(), self.ttl);
         // Under the lock, so the task cannot finish (and deregister) before it is registered.
         let mut registry = lock(&self.running);
         let handle = tokio::spawn(async move {
@@ -128,7 +129,9 @@ impl TaskScope {
         self.store.ask(&self.id, questions).await.map_err(|_| ClientRequestError::Closed)?;
         loop {
             let woken = self.wake.notified();
-            if let Some(answers) = self.store.take_answers(&self.id, &keys).await.map_err(|_| ClientRequestError::Closed)? {
+            if let Some(answers) =
+                self.store.take_answers(&self.id, &keys).await.map_err(|_| ClientRequestError::Closed)?
+            {
                 return Ok(answers);
             }
             // Woken at once by an update here; an update another instance wrote to a shared

@@ -25,7 +25,9 @@ pub(crate) async fn serve(
             let answers = match params.as_ref().and_then(|p| p.get("inputResponses")) {
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::Object(answers)) => answers.clone(),
-                Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object keyed like inputRequests")),
+                Some(_) => {
+                    return Err(RpcError::invalid_params("inputResponses must be an object keyed like inputRequests"));
+                }
             };
             tasks.update(id, answers).await?;
             Ok(json!({}))

@@ -68,7 +68,8 @@ pub struct ConfirmDeleteArgs {
 /// Asks the user to confirm, then says whether the file was deleted (nothing is touched).
 #[operation(destructive = false, task)]
 pub async fn confirm_delete(cx: &Cx<()>, args: ConfirmDeleteArgs) -> Result<Content, Error> {
-    let schema = json!({ "type": "object", "properties": { "confirm": { "type": "boolean" } }, "required": ["confirm"] });
+    let schema =
+        json!({ "type": "object", "properties": { "confirm": { "type": "boolean" } }, "required": ["confirm"] });
     let question = InputRequest::elicit_form(&format!("Delete {}?", args.filename), schema);
     let answers = ask(cx, vec![("confirm", question)]).await?;
     match confirmed(&answers["confirm"]) {

@@ -86,7 +86,11 @@ fn tasks_complete_fail_and_cancel() {
     let done = c.poll_until(&slow, "completed");
     assert_eq!(done["result"]["content"][0]["text"], "Computed for 1 s (stdio)", "{done}");
     let done = c.poll_until(&failing, "completed");
-    assert_eq!((done["status"].clone(), done["result"]["isError"].clone()), (json!("completed"), json!(true)), "{done}");
+    assert_eq!(
+        (done["status"].clone(), done["result"]["isError"].clone()),
+        (json!("completed"), json!(true)),
+        "{done}"
+    );
     let done = c.poll_until(&broken, "failed");
     assert!(done["error"]["code"].is_i64() && done.get("result").is_none(), "{done}");
 

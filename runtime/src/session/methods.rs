@@ -116,33 +116,48 @@ fn tools_call<S: Send + Sync + 'static>(
             return session.refuse(id, tasks::not_declared(&format!("the tool `{name}`")));
         }
         Ok(TaskSupport::Optional | TaskSupport::Required) if declared => {
-            return session.spawn(id, &params, stateless, move |cx| async move {
-                let tool = server.tool(&name)?;
-                let scope = Arc::clone(cx.scope().ok_or_else(|| RpcError::internal("a call with no scope"))?);
-                scope.may_become_task.store(true, Ordering::Release);
-                if !tool.descriptor.deferred_task {
-                    scope.become_task.notify_one();
-                }
-                let runner = server.clone();
-                let mut call = Box::pin(async move { Ok(json!(call_tool(&runner, &tool, cx, args, true, true).await?)) });
-                tokio::select! {
-                    biased;
-                    () = scope.become_task.notified() => {
-                        let bind = |task| {
-                            let _ = scope.task.set(task);
-                        };
-                        let record = server.0.tasks.start(bind, call).await?;
-                        Ok(Reply::Task(Value::Object(record.task(server.0.tasks.poll_interval))))
-                    }
-                    result = &mut call => result.map(Reply::Complete),
-                }
-            });
+            return call_as_task(session, id, &params, stateless, name, args);
         }
         _ => {}
     }
     session.spawn(id, &params, stateless, move |cx| async move {
         let tool = server.tool(&name)?;
         call_tool(&server, &tool, cx, args, structured, is_stateless).await.map(Reply::Complete)
+    });
+}
+
+/// A call that may become a task: at once, or (a deferred task) when its code calls
+/// `Cx::start_task`. Then the request is answered with the task, and the call's future, its
+/// scope bound to the task, runs on as that task.
+fn call_as_task<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    params: &Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+    name: String,
+    args: Option<Value>,
+) {
+    let server = session.server.clone();
+    session.spawn(id, params, stateless, move |cx| async move {
+        let tool = server.tool(&name)?;
+        let scope = Arc::clone(cx.scope().ok_or_else(|| RpcError::internal("a call with no scope"))?);
+        scope.may_become_task.store(true, Ordering::Release);
+        if !tool.descriptor.deferred_task {
+            scope.become_task.notify_one();
+        }
+        let runner = server.clone();
+        let mut call = Box::pin(async move { Ok(json!(call_tool(&runner, &tool, cx, args, true, true).await?)) });
+        tokio::select! {
+            biased;
+            () = scope.become_task.notified() => {
+                let bind = |task| {
+                    let _ = scope.task.set(task);
+                };
+                let record = server.0.tasks.start(bind, call).await?;
+                Ok(Reply::Task(Value::Object(record.task(server.0.tasks.poll_interval))))
+            }
+            result = &mut call => result.map(Reply::Complete),
+        }
     });
 }
 

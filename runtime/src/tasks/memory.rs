@@ -1,5 +1,6 @@
-//! The default task store: a map in this process, bounded in count, each task dropped once its
-//! time to live has passed. Tasks kept here exist on this instance only.
+//! The default task store: a map in this process, bounded in count. A task whose time to live
+//! has passed is no longer served, and is removed when next looked up or when the store is full.
+//! Tasks kept here exist on this instance only.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

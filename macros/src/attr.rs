@@ -24,6 +24,8 @@ const KEYS: &[(&str, &str)] = &[
     ("output_schema", "output_schema = expr"),
     ("input_schema", "input_schema = expr"),
     ("allow_unknown_args", "allow_unknown_args"),
+    ("task", "task` or `task = \"required\""),
+    ("deferred_task", "deferred_task"),
 ];
 
 /// Where the output schema comes from, when not from the return type.
@@ -49,6 +51,17 @@ pub(crate) struct OperationAttr {
     /// A schema built at run time, for arguments whose schema no Rust type states.
     pub(crate) input_schema: Option<Expr>,
     pub(crate) allow_unknown_args: bool,
+    /// `task` (calls may run as tasks) or `task = "required"` (only as tasks).
+    pub(crate) task: Option<TaskSupport>,
+    /// The call becomes a task when its code calls `Cx::start_task`.
+    pub(crate) deferred_task: bool,
+}
+
+/// How an operation's calls may run as tasks, as the attribute states it.
+#[derive(Clone, Copy)]
+pub(crate) enum TaskSupport {
+    Optional,
+    Required,
 }
 
 pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> OperationAttr {
@@ -128,6 +141,27 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
                 _ => errors.push(Error::new(lit.span(), "`status` must be an HTTP status code, 100 to 599")),
             }
         }
+        "task" => {
+            let support = match input.peek(Token![=]) {
+                false => Some(TaskSupport::Optional),
+                true => {
+                    value::<LitStr>(input, &key, "a string", usage, errors).and_then(|lit| match lit.value().as_str() {
+                        "optional" => Some(TaskSupport::Optional),
+                        "required" => Some(TaskSupport::Required),
+                        _ => {
+                            errors.push(Error::new(
+                                lit.span(),
+                                "`task` is `task`, `task = \"optional\"` or `task = \"required\"`",
+                            ));
+                            None
+                        }
+                    })
+                }
+            };
+            if !duplicate {
+                attr.task = support;
+            }
+        }
         "output" => {
             let ty = value::<Type>(input, &key, "a type", usage, errors);
             if let Some(ty) = ty.filter(|_| !duplicate) {
@@ -160,6 +194,7 @@ fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, er
                 "destructive" => attr.destructive = Some(on),
                 "idempotent" => attr.idempotent = Some(on),
                 "open_world" => attr.open_world = Some(on),
+                "deferred_task" => attr.deferred_task = on,
                 _ => attr.allow_unknown_args = on,
             }
         }
@@ -222,6 +257,11 @@ fn check_combinations(attr: &mut OperationAttr, seen: &[Ident], errors: &mut Vec
         && key("rest").is_none()
     {
         errors.push(Error::new(status.span(), "`status` needs a `rest` route"));
+    }
+    if let Some(deferred) = key("deferred_task")
+        && key("task").is_none()
+    {
+        errors.push(Error::new(deferred.span(), "`deferred_task` needs `task`: only a task can be deferred"));
     }
     // Report on whichever of the two comes second.
     if let (Some(a), Some(b)) = (key("output"), key("output_schema")) {

@@ -8,7 +8,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Error, Ident, ItemFn, LitStr};
 
-use crate::attr::{self, OperationAttr, OutputSchema};
+use crate::attr::{self, OperationAttr, OutputSchema, TaskSupport};
 use crate::doc;
 use crate::signature::{self, Checked};
 
@@ -76,6 +76,12 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
             None => quote!(::core::option::Option::None),
         });
     let allow_unknown_args = attr.allow_unknown_args;
+    let deferred_task = attr.deferred_task;
+    let task_support = match attr.task {
+        None => quote!(::tooltable::TaskSupport::Forbidden),
+        Some(TaskSupport::Optional) => quote!(::tooltable::TaskSupport::Optional),
+        Some(TaskSupport::Required) => quote!(::tooltable::TaskSupport::Required),
+    };
 
     let args_ty = match &sig.args {
         Some(ty) => ty.to_token_stream(),
@@ -215,6 +221,8 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
                     },
                     rest: #rest,
                     allow_unknown_args: #allow_unknown_args,
+                    task_support: #task_support,
+                    deferred_task: #deferred_task,
                     input_schema: #input_schema,
                     output_schema: #output_schema,
                     error_schema: #error_schema,

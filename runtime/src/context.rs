@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::jsonrpc::{RequestId, RpcError};
 use crate::logging::LogLevel;
 use crate::server::Server;
-use crate::session::{CallScope, lock};
+use crate::session::{CallScope, lock, rounds};
 
 /// The context of one call. Cheap to clone; `Deref`s to the server's state.
 pub struct Cx<S> {
@@ -78,6 +78,10 @@ impl<S: Send + Sync + 'static> Cx<S> {
         Cx { server: server.clone(), scope: Some(scope) }
     }
 
+    pub(crate) fn scope(&self) -> Option<&Arc<CallScope<S>>> {
+        self.scope.as_ref()
+    }
+
     /// The server's state.
     pub fn state(&self) -> &S {
         &self.server.0.state
@@ -108,15 +112,41 @@ impl<S: Send + Sync + 'static> Cx<S> {
         let Some(scope) = &self.scope else { return };
         let logger = Some(self.server.0.info.name.as_str());
         match &scope.stateless {
+            // A task's request has been answered: there is no stream left to log on.
+            _ if scope.task.get().is_some() => {}
             Some(meta) if meta.log_level.is_none_or(|min| level < min) => {}
             Some(_) => scope.session.send_log(level, logger, to_value(data), Some(&scope.request_id)),
             None => scope.session.log(level, logger, to_value(data), Some(&scope.request_id)),
         }
     }
 
+    /// Makes the rest of this call a task, when it may become one (a 2026-07-28 request that
+    /// declares the tasks extension, to a tool declared `task` and `deferred_task`): the request
+    /// is answered with the task at once, and this returns `true` once the code runs on as the
+    /// task. Otherwise (or for a tool whose calls are tasks from the start, which are already)
+    /// the call goes on as it was, and it returns whether it runs as a task. Questions asked
+    /// before are asked in rounds; after, they park the task until `tasks/update` answers them.
+    pub async fn start_task(&self) -> bool {
+        let Some(scope) = &self.scope else { return false };
+        if scope.task.get().is_none() && scope.may_become_task.load(std::sync::atomic::Ordering::Acquire) {
+            scope.become_task.notify_one();
+            // The session moves this future into the task, which binds the scope before its
+            // first poll; until then it waits here.
+            std::future::poll_fn(|_| match scope.task.get() {
+                Some(_) => std::task::Poll::Ready(()),
+                None => std::task::Poll::Pending,
+            })
+            .await;
+        }
+        scope.task.get().is_some()
+    }
+
     /// Whether the client cancelled this call. A cancelled call is also dropped at its next await.
     pub fn is_cancelled(&self) -> bool {
-        self.scope.as_ref().is_some_and(|s| s.cancelled.load(std::sync::atomic::Ordering::Acquire))
+        let cancelled = |flag: &std::sync::atomic::AtomicBool| flag.load(std::sync::atomic::Ordering::Acquire);
+        self.scope
+            .as_ref()
+            .is_some_and(|s| cancelled(&s.cancelled) || s.task.get().is_some_and(|t| cancelled(&t.cancelled)))
     }
 
     /// Asks the transport to close the stream carrying this call now; the client reconnects and
@@ -132,9 +162,11 @@ impl<S: Send + Sync + 'static> Cx<S> {
     /// which check the client's capabilities first.
     pub async fn request_client(&self, method: &str, params: Value) -> Result<Value, ClientRequestError> {
         let scope = self.scope.as_ref().ok_or(ClientRequestError::NoSession)?;
-        match &scope.round {
-            Some(_) => self.ask_one(InputRequest::raw(method, params)).await,
-            None if scope.stateless.is_some() => Err(ClientRequestError::NoSession),
+        if scope.task.get().is_some() || scope.round.is_some() {
+            return self.ask_one(InputRequest::raw(method, params)).await;
+        }
+        match scope.stateless {
+            Some(_) => Err(ClientRequestError::NoSession),
             None => scope.session.request_client(method, params, Some(&scope.request_id)).await,
         }
     }
@@ -150,6 +182,10 @@ impl<S: Send + Sync + 'static> Cx<S> {
         if let Some(q) = questions.iter().map(|(_, q)| q).find(|q| !q.declared(&capabilities)) {
             *lock(&scope.missing_capability) = Some(q.capability);
             return Err(ClientRequestError::NotSupported { capability: q.capability });
+        }
+        if let Some(task) = scope.task.get() {
+            let asked = questions.iter().map(|(k, q)| (k.clone(), rounds::question(q.method, &q.params(true))));
+            return task.ask(asked.collect()).await;
         }
         match &scope.round {
             Some(round) => {
@@ -177,9 +213,11 @@ impl<S: Send + Sync + 'static> Cx<S> {
     }
 
     async fn ask_one(&self, question: InputRequest) -> Result<Value, ClientRequestError> {
-        let key = match self.scope.as_ref().and_then(|s| s.round.as_ref()) {
-            Some(round) => round.next_key(),
-            None => String::from("input"),
+        let scope = self.scope.as_deref();
+        let key = match (scope.and_then(|s| s.task.get()), scope.and_then(|s| s.round.as_ref())) {
+            (Some(task), _) => task.next_key(),
+            (None, Some(round)) => round.next_key(),
+            (None, None) => String::from("input"),
         };
         let mut answers = self.ask(vec![(key.clone(), question)]).await?;
         Ok(answers.remove(&key).unwrap_or(Value::Null))

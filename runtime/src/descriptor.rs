@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::operation::{Annotations, OperationMeta, RestRoute};
+use crate::operation::{Annotations, OperationMeta, RestRoute, TaskSupport};
 
 /// Everything the runtime knows about one tool, whether it came from `#[operation]` or was added
 /// at run time.
@@ -22,6 +22,11 @@ pub struct ToolDescriptor {
     pub rest: Option<RestRoute>,
     /// When false (the default), an argument the inputSchema does not name is rejected by name.
     pub allow_unknown_args: bool,
+    /// Whether its calls may run as tasks; stated in the descriptor's `execution` unless forbidden.
+    pub task_support: TaskSupport,
+    /// When true, a call becomes a task only when its code calls `Cx::start_task` (its questions
+    /// before are asked in rounds); else a call that may be a task is one from the start.
+    pub deferred_task: bool,
 }
 
 impl ToolDescriptor {
@@ -37,6 +42,8 @@ impl ToolDescriptor {
             annotations: Annotations::default(),
             rest: None,
             allow_unknown_args: false,
+            task_support: TaskSupport::Forbidden,
+            deferred_task: false,
         }
     }
 
@@ -55,6 +62,9 @@ impl ToolDescriptor {
         let annotations = self.annotations.to_mcp();
         if !annotations.is_empty() {
             tool.insert("annotations".into(), Value::Object(annotations));
+        }
+        if self.task_support != TaskSupport::Forbidden {
+            tool.insert("execution".into(), json!({ "taskSupport": self.task_support.as_str() }));
         }
         Value::Object(tool)
     }
@@ -87,6 +97,8 @@ impl From<OperationMeta> for ToolDescriptor {
                 status: r.status,
             }),
             allow_unknown_args: meta.allow_unknown_args,
+            task_support: meta.task_support,
+            deferred_task: meta.deferred_task,
         }
     }
 }

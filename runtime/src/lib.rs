@@ -63,6 +63,7 @@ pub mod schema;
 mod server;
 mod session;
 mod table;
+mod tasks;
 mod validate;
 mod wire_names;
 
@@ -86,6 +87,7 @@ pub use resources::{Resource, ResourceRequest, ResourceTemplate};
 pub use server::{Config, Server, ServerBuilder, ServerInfo};
 pub use session::{CacheHint, CacheScope};
 pub use table::{DynamicTool, TableError};
+pub use tasks::{MemoryTaskStore, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport};
 pub use tooltable_macros::operation;
 
 /// What a transport needs and a server author does not: the session that takes messages in and

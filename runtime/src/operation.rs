@@ -37,6 +37,30 @@ impl Annotations {
     }
 }
 
+/// Whether a tool's calls may run as tasks (the `io.modelcontextprotocol/tasks` extension), as
+/// its MCP descriptor states in `execution.taskSupport`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Always answered in the call's own response (the default).
+    #[default]
+    Forbidden,
+    /// Run as a task for a client that declares the extension; synchronously for one that does not.
+    Optional,
+    /// Only as a task: a client that does not declare the extension is refused (-32021).
+    Required,
+}
+
+impl TaskSupport {
+    /// The value of `execution.taskSupport`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+}
+
 /// The REST route an operation is also served at (`rest = "GET /models/{id}"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestRoute {
@@ -67,6 +91,9 @@ pub struct OperationMeta {
     pub annotations: Annotations,
     pub rest: Option<StaticRestRoute>,
     pub allow_unknown_args: bool,
+    pub task_support: TaskSupport,
+    /// The call becomes a task when its code calls `Cx::start_task`, not at once.
+    pub deferred_task: bool,
     pub input_schema: fn() -> Value,
     pub output_schema: fn() -> Option<Value>,
     /// The schema of the error bodies, when the error type states one.

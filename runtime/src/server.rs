@@ -24,6 +24,7 @@ use crate::resources::{
 };
 use crate::session::{CacheHint, SessionCore};
 use crate::table::{DynamicTool, Entry, Table, TableError};
+use crate::tasks::{TaskStore, Tasks};
 
 /// The name and version a server gives in `initialize`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -62,6 +63,7 @@ pub(crate) struct ServerInner<S> {
     pub prompts: Vec<RegisteredPrompt<S>>,
     pub completion: Option<CompletionHandler<S>>,
     pub config: Config,
+    pub tasks: Tasks,
     sessions: Mutex<HashMap<u64, Weak<SessionCore<S>>>>,
     next_session: AtomicU64,
 }
@@ -86,6 +88,7 @@ pub struct ServerBuilder<S> {
     prompts: Vec<RegisteredPrompt<S>>,
     completion: Option<CompletionHandler<S>>,
     config: Config,
+    tasks: Tasks,
 }
 
 impl<S: Send + Sync + 'static> Server<S> {
@@ -100,6 +103,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             prompts: Vec::new(),
             completion: None,
             config: Config::default(),
+            tasks: Tasks::default(),
         }
     }
 
@@ -315,6 +319,20 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Where tasks are kept (default: in memory, at most 1,000 tasks); a store
+    /// shared by several instances lets any of them serve a task's `tasks/get` and `tasks/update`.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks.store = Arc::new(store);
+        self
+    }
+
+    /// How long a task and its result are kept after it is created; the server stops the task
+    /// then if it still runs (default 1 hour, at least a millisecond).
+    pub fn task_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.tasks.ttl = ttl.max(std::time::Duration::from_millis(1));
+        self
+    }
+
     /// Builds the table (checking tool names and schemas) and the server.
     pub fn build(self) -> Result<Server<S>, TableError> {
         Ok(Server(Arc::new(ServerInner {
@@ -327,6 +345,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             prompts: self.prompts,
             completion: self.completion,
             config: self.config,
+            tasks: self.tasks,
             sessions: Mutex::new(HashMap::new()),
             next_session: AtomicU64::new(1),
         })))

@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub(super) struct CatchUnwind<F>(Pin<Box<F>>);
+pub(crate) struct CatchUnwind<F>(Pin<Box<F>>);
 
 impl<F: Future> CatchUnwind<F> {
     pub fn new(fut: F) -> Self {

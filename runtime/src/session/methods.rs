@@ -1,14 +1,20 @@
 //! The requests a session serves, by method name.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
-use super::{RequestMeta, SessionCore, lifecycle, listen, lock, paginate, shape, stateless};
+use super::{Reply, RequestMeta, SessionCore, lifecycle, listen, lock, paginate, shape, stateless};
+use crate::context::Cx;
 use crate::jsonrpc::{RequestId, RpcError, code};
 use crate::logging::LogLevel;
+use crate::operation::TaskSupport;
 use crate::outcome::ErrorKind;
 use crate::prompts::{CompletionRequest, PromptArgs};
+use crate::server::Server;
+use crate::table::Entry;
+use crate::tasks;
 
 /// The most completion values one answer carries (MCP's limit).
 const MAX_COMPLETIONS: usize = 100;
@@ -30,6 +36,9 @@ pub(super) fn dispatch<S: Send + Sync + 'static>(
         "ping" => Ok(json!({})),
         "tools/list" => tools_list(session, &params, stateless.is_some()),
         "tools/call" => return tools_call(session, id, params, stateless),
+        "tasks/get" | "tasks/update" | "tasks/cancel" if stateless.is_some() => {
+            return tasks_method(session, id, method, params, stateless);
+        }
         "logging/setLevel" => set_level(session, &params),
         "resources/list" if has_resources => {
             let items = inner.resources.iter().map(|r| json!(r.resource)).collect();
@@ -99,24 +108,99 @@ fn tools_call<S: Send + Sync + 'static>(
     let structured = stateless.is_some() || lifecycle::has_structured_output(lock(&session.state).protocol_version);
     let server = session.server.clone();
     let is_stateless = stateless.is_some();
+    // Whether the call runs as a task is the tool's and the request's to say, not the client's
+    // `task` parameter of the extension's first version, which is ignored.
+    let declared = stateless.as_ref().is_some_and(|meta| tasks::declared(&meta.client_capabilities));
+    match server.tool(&name).map(|tool| tool.descriptor.task_support) {
+        Ok(TaskSupport::Required) if is_stateless && !declared => {
+            return session.refuse(id, tasks::not_declared(&format!("the tool `{name}`")));
+        }
+        Ok(TaskSupport::Optional | TaskSupport::Required) if declared => {
+            return call_as_task(session, id, &params, stateless, name, args);
+        }
+        _ => {}
+    }
     session.spawn(id, &params, stateless, move |cx| async move {
         let tool = server.tool(&name)?;
-        let probe = cx.clone();
-        let outcome = tool.call(cx, args).await?;
-        // 2026-07-28: a call that failed for want of a capability the request did not declare
-        // says so as the protocol error that revision defines.
-        if is_stateless
-            && outcome.is_err()
-            && let Some(capability) = probe.missing_capability()
-        {
-            return Err(missing_capability(capability));
+        call_tool(&server, &tool, cx, args, structured, is_stateless).await.map(Reply::Complete)
+    });
+}
+
+/// A call that may become a task: at once, or (a deferred task) when its code calls
+/// `Cx::start_task`. Then the request is answered with the task, and the call's future, its
+/// scope bound to the task, runs on as that task.
+fn call_as_task<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    params: &Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+    name: String,
+    args: Option<Value>,
+) {
+    let server = session.server.clone();
+    session.spawn(id, params, stateless, move |cx| async move {
+        let tool = server.tool(&name)?;
+        let scope = Arc::clone(cx.scope().ok_or_else(|| RpcError::internal("a call with no scope"))?);
+        scope.may_become_task.store(true, Ordering::Release);
+        if !tool.descriptor.deferred_task {
+            scope.become_task.notify_one();
         }
-        if let Err(failure) = &outcome
-            && failure.kind == ErrorKind::ElicitationRequired
-        {
-            return Err(elicitation_required(&failure.body));
+        let runner = server.clone();
+        let mut call = Box::pin(async move { Ok(json!(call_tool(&runner, &tool, cx, args, true, true).await?)) });
+        tokio::select! {
+            biased;
+            () = scope.become_task.notified() => {
+                let bind = |task| {
+                    let _ = scope.task.set(task);
+                };
+                let record = server.0.tasks.start(bind, call).await?;
+                Ok(Reply::Task(Value::Object(record.task(server.0.tasks.poll_interval))))
+            }
+            result = &mut call => result.map(Reply::Complete),
         }
-        Ok(shape::tool_result(outcome, server.0.config.result_limit, structured, tool.output_validator.as_ref()))
+    });
+}
+
+/// Runs a tool and shapes its result as `tools/call` answers it.
+async fn call_tool<S: Send + Sync + 'static>(
+    server: &Server<S>,
+    tool: &Entry<S>,
+    cx: Cx<S>,
+    args: Option<Value>,
+    structured: bool,
+    is_stateless: bool,
+) -> Result<shape::ToolResult, RpcError> {
+    let probe = cx.clone();
+    let outcome = tool.call(cx, args).await?;
+    // 2026-07-28: a call that failed for want of a capability the request did not declare
+    // says so as the protocol error that revision defines.
+    if is_stateless
+        && outcome.is_err()
+        && let Some(capability) = probe.missing_capability()
+    {
+        return Err(missing_capability(capability));
+    }
+    if let Err(failure) = &outcome
+        && failure.kind == ErrorKind::ElicitationRequired
+    {
+        return Err(elicitation_required(&failure.body));
+    }
+    Ok(shape::tool_result(outcome, server.0.config.result_limit, structured, tool.output_validator.as_ref()))
+}
+
+/// `tasks/get`, `tasks/update`, `tasks/cancel`.
+fn tasks_method<S: Send + Sync + 'static>(
+    session: &Arc<SessionCore<S>>,
+    id: RequestId,
+    method: &str,
+    params: Option<Value>,
+    stateless: Option<Arc<RequestMeta>>,
+) {
+    let (server, method, meta) = (session.server.clone(), method.to_owned(), stateless.clone());
+    let work_params = params.clone();
+    session.spawn(id, &params, stateless, move |_| async move {
+        let meta = meta.ok_or_else(|| RpcError::method_not_found(&method))?;
+        tasks::wire::serve(&server.0.tasks, &method, work_params, &meta).await.map(Reply::Complete)
     });
 }
 
@@ -163,7 +247,7 @@ fn resources_read<S: Send + Sync + 'static>(
             }
             e
         })?;
-        Ok(json!({ "contents": contents }))
+        Ok(Reply::Complete(json!({ "contents": contents })))
     });
 }
 
@@ -205,7 +289,7 @@ fn prompts_get<S: Send + Sync + 'static>(
     let server = session.server.clone();
     session.spawn(id, &params, stateless, move |cx| async move {
         let result = server.get_prompt(cx, &name, args).await?;
-        Ok(json!(result))
+        Ok(Reply::Complete(json!(result)))
     });
 }
 
@@ -224,6 +308,8 @@ fn complete<S: Send + Sync + 'static>(
         let mut values = server.complete(cx, req).await?;
         let total = values.len();
         values.truncate(MAX_COMPLETIONS);
-        Ok(json!({ "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS } }))
+        Ok(Reply::Complete(
+            json!({ "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS } }),
+        ))
     });
 }

@@ -6,14 +6,14 @@ mod lifecycle;
 mod listen;
 mod methods;
 mod paginate;
-mod rounds;
+pub(crate) mod rounds;
 mod shape;
 mod stateless;
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -27,6 +27,11 @@ use crate::server::Server;
 pub use lifecycle::{HANDSHAKE_VERSIONS, LATEST_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
 pub(crate) use stateless::RequestMeta;
 pub use stateless::{CacheHint, CacheScope};
+
+/// Turns a panic inside `fut` into an `Err` with its message.
+pub(crate) fn catch_panic<F: Future>(fut: F) -> catch_unwind::CatchUnwind<F> {
+    catch_unwind::CatchUnwind::new(fut)
+}
 
 /// Where an outgoing message belongs, for transports that keep one stream per request (HTTP).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +130,13 @@ pub(crate) struct CallScope<S> {
     pub stateless: Option<Arc<RequestMeta>>,
     /// For a 2026-07-28 request that may ask the client, this round's answers and questions.
     pub round: Option<Arc<rounds::Round>>,
+    /// Once the call runs as a task (the tasks extension), where its questions go.
+    pub task: OnceLock<Arc<crate::tasks::TaskScope>>,
+    /// Whether the call may become a task: the request declared the extension, the tool
+    /// supports tasks.
+    pub may_become_task: AtomicBool,
+    /// Signalled to make the call a task: at once, or when its code asks (`Cx::start_task`).
+    pub become_task: tokio::sync::Notify,
     /// A client capability a question needed and the request had not declared.
     pub missing_capability: Mutex<Option<&'static str>>,
     progress_token: Option<Value>,
@@ -132,10 +144,12 @@ pub(crate) struct CallScope<S> {
     pub cancelled: AtomicBool,
 }
 
-/// How a request ends: with its result, or (2026-07-28) with questions for the client first.
-enum Reply<T> {
+/// How a request ends: with its result, or (2026-07-28) with questions for the client first, or
+/// with the task that will compute its result.
+pub(crate) enum Reply<T> {
     Complete(T),
     InputRequired(rounds::InputRequired),
+    Task(T),
 }
 
 /// A session handle. Dropping it (or [`Session::close`]) aborts the calls still running.
@@ -385,9 +399,9 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         }
     }
 
-    /// Runs `work` in place until it first has to wait, then as a task; its answer is sent unless
-    /// the request is cancelled first.
-    fn spawn<F, Fut, T>(
+    /// Runs `work` in place until it first has to wait, then as a task; its answer (how the
+    /// request ends) is sent unless the request is cancelled first.
+    pub(crate) fn spawn<F, Fut, T>(
         self: &Arc<Self>,
         id: RequestId,
         params: &Option<Value>,
@@ -395,7 +409,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         work: F,
     ) where
         F: FnOnce(Cx<S>) -> Fut,
-        Fut: Future<Output = Result<T, RpcError>> + Send + 'static,
+        Fut: Future<Output = Result<Reply<T>, RpcError>> + Send + 'static,
         T: Serialize + Send + 'static,
     {
         // Not `Value::pointer`, which allocates a string per token on every call.
@@ -406,6 +420,9 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             request_id: id.clone(),
             stateless,
             round: round.clone(),
+            task: OnceLock::new(),
+            may_become_task: AtomicBool::new(false),
+            become_task: tokio::sync::Notify::new(),
             missing_capability: Mutex::new(None),
             progress_token,
             last_progress: Mutex::new(None),
@@ -415,14 +432,14 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         let key = self.server.0.config.state_key.clone();
         // A round that asks what it has no answer for stops there, answered `input_required`.
         let work = async move {
-            let Some(round) = round else { return work.await.map(Reply::Complete) };
+            let Some(round) = round else { return work.await };
             tokio::select! {
                 biased;
-                result = work => result.map(Reply::Complete),
+                result = work => result,
                 () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
             }
         };
-        let mut fut = catch_unwind::CatchUnwind::new(work);
+        let mut fut = catch_panic(work);
         lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });
         // Most calls finish without waiting on anything: answer those at once, sparing a task.
         let mut noop = std::task::Context::from_waker(std::task::Waker::noop());
@@ -453,6 +470,10 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             match result {
                 Ok(Reply::InputRequired(input)) => {
                     let result = stateless::StatelessResult::input_required(input, &self.server.0.info);
+                    self.send(jsonrpc::result(&id, &result), Route::Reply(id));
+                }
+                Ok(Reply::Task(task)) => {
+                    let result = stateless::StatelessResult::task(task, &self.server.0.info);
                     self.send(jsonrpc::result(&id, &result), Route::Reply(id));
                 }
                 Ok(Reply::Complete(value)) => self.answer(id, Ok(value), stateless),

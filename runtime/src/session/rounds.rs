@@ -68,6 +68,11 @@ struct Question<'a> {
     params: &'a Value,
 }
 
+/// A question as `inputRequests` lists it.
+pub(crate) fn question(method: &str, params: &Value) -> Value {
+    serde_json::to_value(Question { method, params }).unwrap_or(Value::Null)
+}
+
 impl Round {
     pub(crate) fn new(input: RoundInput) -> Self {
         Round { input, asked: Mutex::new(Map::new()), next_key: AtomicUsize::new(0), stuck: Notify::new() }
@@ -89,7 +94,7 @@ impl Round {
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
         for (key, method, params) in missing {
             if asked.len() < MAX_INPUTS {
-                asked.insert(key.clone(), serde_json::to_value(Question { method, params }).unwrap_or(Value::Null));
+                asked.insert(key.clone(), question(method, params));
             }
         }
         self.stuck.notify_one();

@@ -128,7 +128,11 @@ pub(super) fn discover<S: Send + Sync + 'static>(session: &SessionCore<S>) -> Va
     let server = &session.server.0;
     let mut result = Map::new();
     result.insert("supportedVersions".into(), json!(SUPPORTED_VERSIONS));
-    result.insert("capabilities".into(), lifecycle::capabilities(session));
+    let mut capabilities = lifecycle::capabilities(session);
+    if server.table.entries().iter().any(|e| e.descriptor.task_support != crate::TaskSupport::Forbidden) {
+        capabilities["extensions"] = json!({ crate::tasks::EXTENSION: {} });
+    }
+    result.insert("capabilities".into(), capabilities);
     if let Some(text) = &server.instructions {
         result.insert("instructions".into(), json!(text));
     }
@@ -163,6 +167,11 @@ impl<'a, T: Serialize> StatelessResult<'a, T> {
             meta: ResultMeta { server_info: info },
             cache: meta.cacheable.then_some(cache),
         }
+    }
+
+    /// A `CreateTaskResult`: the task that will compute the result; never cached.
+    pub(super) fn task(value: T, info: &'a ServerInfo) -> Self {
+        StatelessResult { result_type: "task", value, meta: ResultMeta { server_info: info }, cache: None }
     }
 
     /// A round that needs the client's input first: never cached.

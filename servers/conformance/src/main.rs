@@ -6,6 +6,7 @@ mod content_tools;
 mod prompts;
 mod resources;
 mod round_tools;
+mod task_tools;
 mod testing_tools;
 
 use std::process::ExitCode;
@@ -51,6 +52,13 @@ pub fn server() -> Result<Server<()>, TableError> {
             round_tools::test_missing_capability,
             round_tools::test_streaming_elicitation,
             round_tools::test_logging_tool,
+            task_tools::greet,
+            task_tools::slow_compute,
+            task_tools::failing_job,
+            task_tools::protocol_error_job,
+            task_tools::confirm_delete,
+            task_tools::multi_input,
+            task_tools::test_tool_with_task,
         ]);
     prompts::register(resources::register(builder)).build()
 }

@@ -20,7 +20,7 @@ pub(crate) async fn ask(cx: &Cx<()>, questions: Vec<(&str, InputRequest)>) -> Re
     cx.ask(questions).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
-fn name_question() -> InputRequest {
+pub(crate) fn name_question() -> InputRequest {
     InputRequest::elicit_form("What is your name?", one_field("name", "string"))
 }
 
@@ -32,7 +32,7 @@ fn capital_question() -> InputRequest {
 }
 
 /// What an elicitation answer's `content.field` holds, or "" when it holds nothing.
-fn field<'a>(answer: &'a Value, field: &str) -> &'a str {
+pub(crate) fn field<'a>(answer: &'a Value, field: &str) -> &'a str {
     answer["content"][field].as_str().unwrap_or("")
 }
 

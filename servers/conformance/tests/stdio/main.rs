@@ -6,3 +6,4 @@ mod errors;
 mod framing;
 mod handshake;
 mod support;
+mod tasks;

@@ -44,6 +44,7 @@ impl Endpoint {
         method: Method,
         body: Option<String>,
         last_event_id: Option<&str>,
+        mirrored: &[(&'static str, String)],
     ) -> Result<Response<Incoming>, ClientError> {
         let stream = TcpStream::connect(&self.authority).await?;
         stream.set_nodelay(true)?;
@@ -68,9 +69,33 @@ impl Endpoint {
         if let Some(id) = last_event_id {
             req = req.header("last-event-id", id);
         }
+        for (name, value) in mirrored {
+            req = req.header(*name, value);
+        }
         let req = req.body(Full::new(Bytes::from(body.unwrap_or_default()))).map_err(protocol)?;
         sender.send_request(req).await.map_err(protocol)
     }
+}
+
+/// The headers a 2026-07-28 request mirrors its body into: its version, method and name.
+fn mirrored(msg: &Value) -> Vec<(&'static str, String)> {
+    let params = &msg["params"];
+    let Some(version) = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str)
+    else {
+        return Vec::new();
+    };
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let mut headers = vec![("mcp-protocol-version", version.to_owned()), ("mcp-method", method.to_owned())];
+    let named = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        m if m.starts_with("tasks/") => "taskId",
+        _ => return headers,
+    };
+    if let Some(name) = params.get(named).and_then(Value::as_str) {
+        headers.push(("mcp-name", name.to_owned()));
+    }
+    headers
 }
 
 impl HttpClient {
@@ -90,7 +115,7 @@ impl HttpClient {
 
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        let response = self.endpoint.request(Method::POST, Some(msg.to_string()), None).await?;
+        let response = self.endpoint.request(Method::POST, Some(msg.to_string()), None, &mirrored(msg)).await?;
         if let Some(session) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
             self.endpoint.session = Some(session.to_owned());
         }
@@ -124,7 +149,7 @@ impl HttpClient {
 
     /// Opens the standalone GET stream for messages that belong to no request.
     async fn open_get_stream(&mut self) -> Result<(), ClientError> {
-        let response = self.endpoint.request(Method::GET, None, None).await?;
+        let response = self.endpoint.request(Method::GET, None, None, &[]).await?;
         if response.status().is_success() && is_event_stream(&response) {
             let reader = read_events(response.into_body(), self.endpoint.clone(), None, self.outbox.clone());
             self.readers.push(tokio::spawn(reader));
@@ -134,7 +159,7 @@ impl HttpClient {
 
     pub async fn close(self) -> Result<(), ClientError> {
         if self.endpoint.session.is_some() {
-            let response = self.endpoint.request(Method::DELETE, None, None).await?;
+            let response = self.endpoint.request(Method::DELETE, None, None, &[]).await?;
             if !response.status().is_success() {
                 return Err(protocol(format!("DELETE answered {}", response.status())));
             }
@@ -182,7 +207,7 @@ async fn read_events(
         }
         let (Some(_), Some(last)) = (&awaited, parser.last_id.clone()) else { return };
         tokio::time::sleep(Duration::from_millis(50)).await;
-        match endpoint.request(Method::GET, None, Some(&last)).await {
+        match endpoint.request(Method::GET, None, Some(&last), &[]).await {
             Ok(response) if response.status().is_success() => body = response.into_body(),
             _ => return,
         }

@@ -52,6 +52,7 @@ pub fn server() -> Result<Server<()>, TableError> {
             round_tools::test_missing_capability,
             round_tools::test_streaming_elicitation,
             round_tools::test_logging_tool,
+            round_tools::test_custom_headers,
             task_tools::greet,
             task_tools::slow_compute,
             task_tools::failing_job,

@@ -141,3 +141,19 @@ pub async fn test_logging_tool(cx: &Cx<()>) -> Result<Content, Error> {
     cx.info("logging tool called");
     text("logged")
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct CustomHeaderArgs {
+    /// Where to run; mirrored into the `Mcp-Param-Region` HTTP header.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+    /// What to run.
+    pub query: Option<String>,
+}
+
+/// Echoes its region, which a 2026-07-28 client over HTTP also sends as a header: the server
+/// refuses a request whose header does not match it.
+#[operation(read_only)]
+pub async fn test_custom_headers(args: CustomHeaderArgs) -> Result<Content, Error> {
+    text(format!("region: {}, query: {}", args.region, args.query.unwrap_or_default()))
+}

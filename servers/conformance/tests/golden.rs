@@ -12,6 +12,6 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [handshake, tools, errors, notifications, client_requests, resources, prompts],
+    [handshake, tools, errors, notifications, client_requests, resources, prompts, stateless],
     docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/conformance-server.md")]
 );

@@ -3,6 +3,7 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -17,7 +18,23 @@ use tokio::sync::{Semaphore, SemaphorePermit, mpsc};
 #[derive(Debug)]
 pub enum ResponseBody {
     Full(Full<Bytes>),
-    Stream { events: mpsc::UnboundedReceiver<Bytes>, keepalive: tokio::time::Interval },
+    Stream {
+        events: mpsc::UnboundedReceiver<Bytes>,
+        keepalive: tokio::time::Interval,
+        /// What must live as long as the stream: the session of a stateless request, whose calls
+        /// end (are cancelled) when the client closes the stream.
+        owner: Option<StreamOwner>,
+    },
+}
+
+/// What an event stream keeps alive (see [`owned_event_stream`]).
+#[derive(Clone)]
+pub struct StreamOwner(pub Arc<dyn Send + Sync>);
+
+impl std::fmt::Debug for StreamOwner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamOwner(..)")
+    }
 }
 
 /// The comment an idle event stream sends now and then: it keeps proxies and clients from
@@ -31,7 +48,7 @@ impl Body for ResponseBody {
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             ResponseBody::Full(full) => Pin::new(full).poll_frame(cx),
-            ResponseBody::Stream { events, keepalive } => match events.poll_recv(cx) {
+            ResponseBody::Stream { events, keepalive, .. } => match events.poll_recv(cx) {
                 Poll::Ready(chunk) => {
                     keepalive.reset();
                     Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))
@@ -95,10 +112,19 @@ pub fn empty(status: StatusCode) -> HttpResponse {
 /// An event stream fed by `events`, with a keepalive comment after each `keepalive` without an
 /// event; it ends when every sender is dropped.
 pub fn event_stream(events: mpsc::UnboundedReceiver<Bytes>, keepalive: Duration) -> HttpResponse {
+    owned_event_stream(events, keepalive, None)
+}
+
+/// [`event_stream`], keeping `owner` alive until the stream ends or the client closes it.
+pub fn owned_event_stream(
+    events: mpsc::UnboundedReceiver<Bytes>,
+    keepalive: Duration,
+    owner: Option<StreamOwner>,
+) -> HttpResponse {
     let period = keepalive.max(Duration::from_millis(1));
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut response = Response::new(ResponseBody::Stream { events, keepalive });
+    let mut response = Response::new(ResponseBody::Stream { events, keepalive, owner });
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));

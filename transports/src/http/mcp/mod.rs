@@ -3,6 +3,7 @@
 
 pub mod logs;
 pub mod registry;
+mod stateless;
 pub mod streams;
 
 use std::net::IpAddr;
@@ -30,7 +31,9 @@ pub async fn handle<S: Send + Sync + 'static>(
     req: Request<RequestBody>,
     client: IpAddr,
 ) -> HttpResponse {
-    if let Err(response) = check_version(req.headers()) {
+    if req.method() != Method::POST
+        && let Err(response) = check_version(req.headers())
+    {
         return response;
     }
     match *req.method() {
@@ -112,8 +115,19 @@ async fn post<S: Send + Sync + 'static>(
     };
     let message = match jsonrpc::decode(body::without_bom(&bytes)) {
         Ok(message) => message,
-        Err(e) => return undecodable(cx, &headers, e).await,
+        Err(e) => {
+            if let Err(response) = check_version(&headers) {
+                return response;
+            }
+            return undecodable(cx, &headers, e).await;
+        }
     };
+    if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
+        return stateless::post(cx, &headers, message, streamable, client).await;
+    }
+    if let Err(response) = check_version(&headers) {
+        return response;
+    }
     let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
         && !headers.contains_key(SESSION_HEADER);
     let http = if initialize {
@@ -134,7 +148,7 @@ async fn post<S: Send + Sync + 'static>(
     };
     let id = id.clone();
     let keepalive = cx.options.sse_keepalive;
-    let response = exchange(&http, &id, streamable, keepalive, || http.session.handle(message)).await;
+    let response = exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message)).await;
     if initialize {
         if http.session.is_initialized() {
             return with_session(response, &http);
@@ -145,6 +159,18 @@ async fn post<S: Send + Sync + 'static>(
     response
 }
 
+/// How a request's answer is sent: the status of a JSON answer, and what its event stream keeps
+/// alive.
+pub(super) struct Answered {
+    pub status: fn(&str) -> StatusCode,
+    pub owner: Option<body::StreamOwner>,
+}
+
+impl Answered {
+    /// A request of a session: 200 whatever the answer, the session kept by its registry.
+    const IN_SESSION: Answered = Answered { status: |_| StatusCode::OK, owner: None };
+}
+
 /// Registers a request on its session's streams, hands it to the session, and answers the POST
 /// with its first message: the response alone as JSON, anything before it as an event stream.
 async fn exchange<S: Send + Sync + 'static>(
@@ -152,6 +178,7 @@ async fn exchange<S: Send + Sync + 'static>(
     id: &RequestId,
     streamable: bool,
     keepalive: std::time::Duration,
+    answered: Answered,
     hand_over: impl FnOnce(),
 ) -> HttpResponse {
     let answer = {
@@ -165,8 +192,8 @@ async fn exchange<S: Send + Sync + 'static>(
     };
     hand_over();
     match answer.await {
-        Ok(FirstAnswer::Json(text)) => body::json_text(StatusCode::OK, text),
-        Ok(FirstAnswer::Stream(events)) => body::event_stream(events, keepalive),
+        Ok(FirstAnswer::Json(text)) => body::json_text((answered.status)(&text), text),
+        Ok(FirstAnswer::Stream(events)) => body::owned_event_stream(events, keepalive, answered.owner),
         // A cancelled request has no response; the POST ends with none.
         Ok(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
@@ -184,7 +211,9 @@ async fn undecodable<S: Send + Sync + 'static>(
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
-    exchange(&http, &id, false, cx.options.sse_keepalive, || http.session.answer_undecodable(&e)).await
+    exchange(&http, &id, false, cx.options.sse_keepalive, Answered::IN_SESSION, || {
+        http.session.answer_undecodable(&e)
+    }).await
 }
 
 fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {

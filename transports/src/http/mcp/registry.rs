@@ -162,6 +162,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Ok(http)
     }
 
+    /// A session for one request of the stateless revision: in no registry, with no id, gone when
+    /// its answer (or its listen stream) is.
+    pub fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
+        let streams = Arc::new(Mutex::new(Streams::new(self.limits.retry_ms, Arc::clone(&self.logs))));
+        let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
+        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: Mutex::new(Instant::now()) })
+    }
+
     /// The session of that id, marked as just used.
     pub fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
         let session = lock(&self.sessions).by_id.get(id).cloned()?;

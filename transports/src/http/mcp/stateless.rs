@@ -1,0 +1,219 @@
+//! Streamable HTTP for revision 2026-07-28: no session. Each POST carries one request with its
+//! own `_meta`, checked against the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` headers that mirror it; it is served by a session of its own that lives as long
+//! as its answer (a listen's stream included), so closing the stream cancels the request.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use hyper::{HeaderMap, StatusCode};
+use serde_json::Value;
+use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
+use tooltable::transport::{STATELESS_VERSIONS, SUPPORTED_VERSIONS};
+
+use super::super::HttpContext;
+use super::super::body::{self, HttpResponse, StreamOwner};
+use super::{Answered, VERSION_HEADER, exchange, rpc_error};
+
+const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Whether a POST with no session speaks the stateless revision: by its header or its `_meta`.
+pub(super) fn speaks(headers: &HeaderMap, message: &Message) -> bool {
+    let by_header = header(headers, VERSION_HEADER).is_some_and(|v| !is_handshake_version(v));
+    let by_meta = match message {
+        Message::Request { params, .. } | Message::Notification { params, .. } => {
+            params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROTOCOL_VERSION)).is_some()
+        }
+        Message::Response { .. } => false,
+    };
+    by_header || by_meta
+}
+
+fn is_handshake_version(v: &str) -> bool {
+    SUPPORTED_VERSIONS.contains(&v) && !STATELESS_VERSIONS.contains(&v)
+}
+
+pub(super) async fn post<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    headers: &HeaderMap,
+    message: Message,
+    streamable: bool,
+    client: IpAddr,
+) -> HttpResponse {
+    let Message::Request { id, method, params } = message else {
+        // This revision defines no client notification over HTTP (closing a stream cancels).
+        return body::empty(StatusCode::ACCEPTED);
+    };
+    if let Err(e) = check_headers(cx, headers, &method, &params) {
+        return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
+    }
+    let http = cx.sessions.ephemeral(&cx.server, client);
+    // The session lives as long as the stream; the client closing it cancels the request.
+    let owner = StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>);
+    let answered = Answered { status: error_status, owner: Some(owner) };
+    let message = Message::Request { id: id.clone(), method, params };
+    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || http.session.handle(message)).await
+}
+
+/// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the
+/// revision refuses (bad `_meta`, version, capability, headers), else 200.
+fn error_status(answer: &str) -> StatusCode {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i32,
+    }
+    match serde_json::from_str::<Answer>(answer).ok().and_then(|a| a.error).map(|e| e.code) {
+        Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            code::INVALID_PARAMS
+            | code::INVALID_REQUEST
+            | code::UNSUPPORTED_PROTOCOL_VERSION
+            | code::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | code::HEADER_MISMATCH,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The headers must mirror the body: the version, the method, the name, and each argument the
+/// tool marks with `x-mcp-header` (-32020 `HeaderMismatch` otherwise).
+fn check_headers<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    headers: &HeaderMap,
+    method: &str,
+    params: &Option<Value>,
+) -> Result<(), RpcError> {
+    let field = |name: &str| params.as_ref().and_then(|p| p.get(name));
+    let version = header(headers, VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
+    if let Some(body_version) = field("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).and_then(Value::as_str)
+        && body_version != version
+    {
+        return Err(mismatch(format!(
+            "the MCP-Protocol-Version header {version:?} does not match the body's {body_version:?}"
+        )));
+    }
+    match header(headers, "mcp-method") {
+        None => return Err(mismatch("the Mcp-Method header is missing")),
+        Some(m) if m != method => {
+            return Err(mismatch(format!("the Mcp-Method header {m:?} does not match the body's {method:?}")));
+        }
+        Some(_) => {}
+    }
+    let named = match method {
+        "tools/call" | "prompts/get" => field("name"),
+        "resources/read" => field("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => field("taskId"),
+        _ => None,
+    };
+    if let Some(name) = named.and_then(Value::as_str) {
+        match header(headers, "mcp-name").map(decoded) {
+            None => return Err(mismatch("the Mcp-Name header is missing")),
+            Some(Err(e)) => return Err(mismatch(format!("the Mcp-Name header: {e}"))),
+            Some(Ok(h)) if h != name => {
+                return Err(mismatch(format!("the Mcp-Name header {h:?} does not match the body's {name:?}")));
+            }
+            Some(Ok(_)) => {}
+        }
+    }
+    if method == "tools/call"
+        && let (Some(name), Some(args)) = (field("name").and_then(Value::as_str), field("arguments"))
+        && let Some(tool) = cx.server.table().get(name)
+    {
+        check_param_headers(headers, &tool.descriptor.input_schema, args)?;
+    }
+    Ok(())
+}
+
+/// Each property the schema marks `x-mcp-header` (reached through `properties` alone) whose
+/// argument is present and not null must come as `Mcp-Param-{name}` with the same value.
+fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Result<(), RpcError> {
+    let mut stack = vec![(schema, args)];
+    while let Some((schema, value)) = stack.pop() {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else { continue };
+        for (key, property) in properties {
+            let Some(arg) = value.get(key).filter(|v| !v.is_null()) else { continue };
+            if let Some(name) = property.get("x-mcp-header").and_then(Value::as_str) {
+                let header_name = format!("mcp-param-{}", name.to_ascii_lowercase());
+                let given = match header(headers, &header_name).map(decoded) {
+                    None => return Err(mismatch(format!("the Mcp-Param-{name} header is missing"))),
+                    Some(Err(e)) => return Err(mismatch(format!("the Mcp-Param-{name} header: {e}"))),
+                    Some(Ok(given)) => given,
+                };
+                if !same_value(&given, arg) {
+                    return Err(mismatch(format!("the Mcp-Param-{name} header does not match the argument `{key}`")));
+                }
+            }
+            stack.push((property, arg));
+        }
+    }
+    Ok(())
+}
+
+/// A header value as the body would hold it: integers compare as numbers, booleans as
+/// `true`/`false`, strings as they are.
+fn same_value(header: &str, arg: &Value) -> bool {
+    match arg {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => header.parse::<f64>().ok().zip(n.as_f64()).is_some_and(|(h, a)| h == a),
+        _ => false,
+    }
+}
+
+/// A header's text, when it is valid visible ASCII.
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// A mirrored value, Base64 sentinel (`=?base64?...?=`) decoded.
+fn decoded(value: &str) -> Result<String, String> {
+    match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
+        Some(encoded) => STANDARD
+            .decode(encoded)
+            .map_err(|e| format!("invalid Base64: {e}"))
+            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "the decoded value is not UTF-8".to_owned())),
+        None => Ok(value.to_owned()),
+    }
+}
+
+fn mismatch(message: impl Into<String>) -> RpcError {
+    RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {}", message.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn mirrored_values_are_decoded_and_compared_as_the_body_holds_them() {
+        assert_eq!(decoded("us-west1"), Ok("us-west1".to_owned()));
+        assert_eq!(decoded("=?base64?SGVsbG8sIOS4lueVjA==?="), Ok("Hello, 世界".to_owned()));
+        assert!(decoded("=?base64?!!?=").is_err());
+        assert!(same_value("42", &json!(42)) && same_value("42.0", &json!(42)) && !same_value("43", &json!(42)));
+        assert!(same_value("true", &json!(true)) && !same_value("True", &json!(true)));
+    }
+
+    #[test]
+    fn a_marked_argument_needs_its_header() {
+        let schema = json!({ "type": "object", "properties": {
+            "region": { "type": "string", "x-mcp-header": "Region" },
+            "nested": { "type": "object", "properties": { "n": { "type": "integer", "x-mcp-header": "N" } } },
+        } });
+        let mut headers = HeaderMap::new();
+        let args = json!({ "region": "eu", "nested": { "n": 7 } });
+        assert_eq!(check_param_headers(&headers, &schema, &args).unwrap_err().code, code::HEADER_MISMATCH);
+        headers.insert("mcp-param-region", "eu".parse().unwrap());
+        headers.insert("mcp-param-n", "7".parse().unwrap());
+        assert!(check_param_headers(&headers, &schema, &args).is_ok());
+        assert!(check_param_headers(&HeaderMap::new(), &schema, &json!({ "region": null })).is_ok(), "null: no header");
+        headers.insert("mcp-param-n", "8".parse().unwrap());
+        assert!(check_param_headers(&headers, &schema, &args).is_err());
+    }
+}

@@ -176,6 +176,13 @@ fn replace_value(rng: &mut Rng, bytes: &mut Vec<u8>, new: &[u8]) {
     bytes.splice(start..end, new.iter().copied()).for_each(drop);
 }
 
+/// `text` percent-encoded byte by byte, as a browser sends it in a path or a query.
+pub fn percent(text: &str) -> String {
+    text.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
+
 /// Random bytes, up to `max` of them.
 pub fn bytes(rng: &mut Rng, max: usize) -> Vec<u8> {
     (0..rng.usize(..=max)).map(|_| rng.u8(..)).collect()

@@ -1,6 +1,6 @@
 //! The binary as a child process, bounded in time: a run that outlasts its limit is killed and fails.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -48,45 +48,24 @@ fn wait_or_kill(child: &mut Child, limit: Duration) -> Result<ExitStatus, String
     }
 }
 
-/// `conformance-server serve` on a free loopback port; killed when dropped.
+/// `conformance-server serve` on a free loopback port, killed when dropped.
 pub struct Served {
-    child: Child,
+    child: tokio::process::Child,
     /// `host:port`
     pub addr: String,
+    // The child is a tokio process: its runtime lives as long as it does.
+    _runtime: tokio::runtime::Runtime,
 }
 
 impl Served {
     pub fn start() -> Self {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the server starts");
-        let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
-        let mut line = String::new();
-        let addr = loop {
-            line.clear();
-            let read = stderr.read_line(&mut line).expect("stderr");
-            assert!(read > 0, "the server ended before it listened");
-            if let Some(rest) = line.trim().strip_prefix("listening on http://") {
-                break rest.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or_default().to_owned();
-            }
-        };
-        // Whatever the server logs later must not fill the pipe and stop it.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        Served { child, addr }
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        let (child, client) = runtime.block_on(tooltable_golden::process::http(BIN, &[])).expect("the server listens");
+        let addr = client.origin().trim_start_matches("http://").to_owned();
+        Served { child, addr, _runtime: runtime }
     }
 
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().expect("wait").is_none()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

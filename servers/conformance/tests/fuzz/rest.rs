@@ -33,16 +33,9 @@ const REGRESSIONS: &[&str] = &[
 fn number(rng: &mut fuzz::Rng) -> String {
     match rng.u8(..4) {
         0 => fuzz::pick(rng, fuzz::ODD_NUMBERS).to_owned(),
-        1 => percent(fuzz::pick(rng, fuzz::ODD_STRINGS)),
+        1 => fuzz::percent(fuzz::pick(rng, fuzz::ODD_STRINGS)),
         _ => format!("{}", rng.i32(..)),
     }
-}
-
-/// `text` percent-encoded byte by byte, as a browser would send it.
-fn percent(text: &str) -> String {
-    text.bytes()
-        .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
-        .collect()
 }
 
 /// A target, and whether it is a well-formed query of two finite numbers.
@@ -53,8 +46,8 @@ fn target(rng: &mut fuzz::Rng) -> (String, bool) {
     }
     let path = match rng.u8(..6) {
         0..=3 => "/add".to_owned(),
-        4 => format!("/add/{}", percent(fuzz::pick(rng, fuzz::ODD_STRINGS))),
-        _ => format!("/{}", percent(fuzz::pick(rng, fuzz::ODD_STRINGS))),
+        4 => format!("/add/{}", fuzz::percent(fuzz::pick(rng, fuzz::ODD_STRINGS))),
+        _ => format!("/{}", fuzz::percent(fuzz::pick(rng, fuzz::ODD_STRINGS))),
     };
     let pairs: Vec<String> = (0..rng.usize(..5))
         .map(|_| {

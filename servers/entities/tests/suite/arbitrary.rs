@@ -8,12 +8,10 @@
 use serde_json::{Value, json};
 
 use crate::common::{TempRepo, call, without_hanging};
-
-#[path = "../../../../tests/fuzz.rs"]
-mod fuzz;
+use crate::fuzz;
 
 /// How many random repositories are tried, and from which seed.
-const CASES: usize = 300;
+const CASES: usize = 200;
 const SEED: u64 = 0x005e_ed0f_e471_7135;
 
 /// YAML-looking text: the format's keys and values, YAML's indicators, odd characters.

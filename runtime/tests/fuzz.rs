@@ -44,8 +44,15 @@ async fn chatty(cx: &Cx<()>) -> Result<Value, Error> {
     Ok(json!("done"))
 }
 
+/// Asks the client a question: a request the random lines may answer, or answer wrongly.
+#[operation]
+async fn ask(cx: &Cx<()>) -> Result<Value, Error> {
+    let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+    cx.elicit_form("Your name?", schema).await.map_err(|e| Error::bad_request(e.to_string()))
+}
+
 fn server() -> Server<()> {
-    Server::builder(()).operations(table![add, chatty]).build().unwrap()
+    Server::builder(()).operations(table![add, chatty, ask]).build().unwrap()
 }
 
 fn meta() -> Value {
@@ -73,6 +80,7 @@ fn valid(id: i64, with_meta: bool) -> Vec<Value> {
         request("tools/list", json!({ "cursor": "x" })),
         request("tools/call", json!({ "name": "add", "arguments": { "a": 2, "b": 40 } })),
         request("tools/call", json!({ "name": "chatty", "arguments": {}, "_meta": { "progressToken": 7 } })),
+        request("tools/call", json!({ "name": "ask", "arguments": {} })),
         request("resources/list", json!({})),
         request("resources/read", json!({ "uri": "test://nothing" })),
         request("prompts/get", json!({ "name": "p", "arguments": { "a": "b" } })),
@@ -85,6 +93,7 @@ fn valid(id: i64, with_meta: bool) -> Vec<Value> {
         json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
         json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id - 1 } }),
         json!({ "jsonrpc": "2.0", "id": id, "result": {} }),
+        json!({ "jsonrpc": "2.0", "id": id - 1, "result": { "action": "accept", "content": { "name": "n" } } }),
         json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -1, "message": "no" } }),
     ]
 }
@@ -158,7 +167,8 @@ fn answers(out: &[Outgoing]) -> Result<BTreeMap<RequestId, usize>, String> {
 /// Feeds `lines` to a session in `phase` (0 new, 1 initialized, 2 new with 2026-07-28 `_meta`),
 /// then checks every answerable line got its one answer.
 async fn exchange(server: &Server<()>, phase: u8, lines: &[Vec<u8>]) -> Result<(), String> {
-    let mut peer = if phase == 1 { Peer::initialized(server, json!({})) } else { Peer::connect(server) };
+    let mut peer =
+        if phase == 1 { Peer::initialized(server, json!({ "elicitation": {} })) } else { Peer::connect(server) };
     peer.received();
     let mut expected: BTreeMap<RequestId, usize> = BTreeMap::new();
     for line in lines {

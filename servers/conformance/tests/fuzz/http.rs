@@ -18,6 +18,38 @@ const CASES: usize = 1000;
 const ANSWER_LIMIT: Duration = Duration::from_secs(5);
 const RUN_LIMIT: Duration = Duration::from_secs(60);
 
+/// Requests kept because they are the edges of the request path, each with `{addr}` and
+/// `{session}` to fill in and whether it is malformed.
+const REGRESSIONS: &[(&str, bool)] = &[
+    (
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nLast-Event-ID: 99999999999999999999999\r\nConnection: close\r\n\r\n",
+        false,
+    ),
+    (
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nLast-Event-ID: -1\r\nConnection: close\r\n\r\n",
+        false,
+    ),
+    (
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMcp-Session-Id: other\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        false,
+    ),
+    (
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 3\r\nConnection: close\r\n\r\n\u{feff}{}",
+        false,
+    ),
+    (
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 6\r\nConnection: close\r\n\r\n{}   ",
+        true,
+    ),
+    (
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        true,
+    ),
+    ("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 18446744073709551616\r\nConnection: close\r\n\r\n", true),
+    ("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: \r\nConnection: close\r\n\r\n", false),
+    ("GET /mcp HTTP/1.1\r\nHost: evil.example\r\nOrigin: https://evil.example\r\nConnection: close\r\n\r\n", false),
+];
+
 /// What came back for one request.
 #[derive(Debug)]
 pub enum Reply {
@@ -210,13 +242,13 @@ fn fault(rng: &mut fuzz::Rng, draft: &mut Draft, session: &str) {
     }
 }
 
-/// Sends `draft` and checks what came back.
-fn answered(addr: &str, draft: &Draft) -> Result<(), String> {
-    let half_close = draft.length.is_some() || draft.chunked;
-    match send(addr, &draft.bytes(), half_close)? {
+/// Sends `request` and checks what came back: a status below 500, or for a `malformed` one a
+/// closed connection. `half_close` as in [`send`].
+fn answered(addr: &str, request: &[u8], malformed: bool, half_close: bool) -> Result<(), String> {
+    match send(addr, request, half_close)? {
         Reply::Status(status, head) if status >= 500 => Err(format!("status {status}: {head}")),
         Reply::Status(..) => Ok(()),
-        Reply::Closed if draft.malformed => Ok(()),
+        Reply::Closed if malformed => Ok(()),
         Reply::Closed => Err("the connection closed without a response".to_owned()),
     }
 }
@@ -243,11 +275,16 @@ fn arbitrary_http_requests_get_answers_below_500() {
     let addr = served.addr.clone();
     let mut session = still_answers(&addr).unwrap();
     assert!(!session.is_empty(), "the initialize gave no session id");
+    for (template, malformed) in REGRESSIONS {
+        let request = template.replace("{addr}", &addr).replace("{session}", &session);
+        answered(&addr, request.as_bytes(), *malformed, *malformed).unwrap_or_else(|why| panic!("{why}\n{request}"));
+    }
     let started = Instant::now();
     let (mut rng, seed, cases) = fuzz::run(SEED, CASES);
     for case in 0..cases {
         let draft = draft(&mut rng, &addr, &session);
-        answered(&addr, &draft).unwrap_or_else(|why| {
+        let half_close = draft.length.is_some() || draft.chunked;
+        answered(&addr, &draft.bytes(), draft.malformed, half_close).unwrap_or_else(|why| {
             panic!(
                 "case {case} (seed {seed:#x}): {why}\n{}",
                 String::from_utf8_lossy(&draft.bytes()).chars().take(2000).collect::<String>()

@@ -10,6 +10,10 @@
 // Each target uses a part of what is here.
 #![allow(dead_code)]
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
 use serde_json::{Map, Value, json};
 
 pub use fastrand::Rng;
@@ -27,6 +31,43 @@ pub fn run(default_seed: u64, default_cases: usize) -> (Rng, u64, usize) {
         .ok()
         .map_or(default_cases, |text| text.parse().unwrap_or_else(|_| panic!("FUZZ_CASES={text:?} is not a number")));
     (Rng::with_seed(seed), seed, cases)
+}
+
+/// Ends the test process, naming the case, when a run outlasts its limit: a call that hangs then
+/// fails the test instead of stalling CI. Dropping it ends the watch.
+pub struct Watchdog {
+    case: Arc<AtomicUsize>,
+    done: Arc<AtomicBool>,
+}
+
+impl Watchdog {
+    pub fn start(target: &'static str, seed: u64, limit: Duration) -> Self {
+        let (case, done) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+        let (at, finished) = (Arc::clone(&case), Arc::clone(&done));
+        let started = Instant::now();
+        std::thread::spawn(move || {
+            while !finished.load(Ordering::Relaxed) {
+                if started.elapsed() > limit {
+                    let case = at.load(Ordering::Relaxed);
+                    eprintln!("{target}: case {case} (seed {seed:#x}) took the run past {limit:?}");
+                    std::process::exit(101);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Watchdog { case, done }
+    }
+
+    /// Records the case now running, for the message.
+    pub fn at(&self, case: usize) {
+        self.case.store(case, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+    }
 }
 
 /// One of `items`, which must not be empty.

@@ -70,7 +70,9 @@ fn what_parses_renders_back_to_the_same_lines() {
         round_trips(text).unwrap_or_else(|why| panic!("{why}\n{text:?}"));
     }
     let (mut rng, seed, cases) = fuzz::run(SEED, CASES);
+    let watchdog = fuzz::Watchdog::start("the session file parser", seed, std::time::Duration::from_secs(60));
     for case in 0..cases {
+        watchdog.at(case);
         let mut text: String =
             (0..rng.usize(..8)).map(|_| line(&mut rng) + fuzz::pick(&mut rng, &["\n", "\n", "\r\n"])).collect();
         if rng.u8(..4) == 0 {

@@ -22,8 +22,10 @@ type Peer = support::Peer<()>;
 const SEED: u64 = 0x005e_ed0f_0115;
 /// Cases of the session target; each case is a handful of lines.
 const CASES: usize = 1500;
-/// How long one case may take before it counts as a hang.
+/// How long one case may take to drain before it counts as a hang.
 const CASE_LIMIT: Duration = Duration::from_secs(5);
+/// The whole run's bound, for a call that never returns.
+const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Pair {
@@ -209,7 +211,9 @@ async fn arbitrary_lines_get_one_answer_per_readable_request() {
         }
     }
     let (mut rng, seed, cases) = fuzz::run(SEED, CASES);
+    let watchdog = fuzz::Watchdog::start("the session", seed, RUN_LIMIT);
     for case in 0..cases {
+        watchdog.at(case);
         let phase = rng.u8(..3);
         let lines: Vec<Vec<u8>> = (0..1 + rng.usize(..6))
             .map(|n| {
@@ -226,7 +230,9 @@ async fn arbitrary_lines_get_one_answer_per_readable_request() {
 #[test]
 fn decode_refuses_arbitrary_bytes_with_a_json_rpc_error() {
     let (mut rng, seed, cases) = fuzz::run(SEED, 10 * CASES);
+    let watchdog = fuzz::Watchdog::start("the decoder", seed, RUN_LIMIT);
     for case in 0..cases {
+        watchdog.at(case);
         let with_meta = rng.bool();
         let line = if rng.bool() { fuzz::bytes(&mut rng, 300) } else { message(&mut rng, 1, with_meta) };
         let refusal = catch_unwind(|| jsonrpc::decode(&line).err().map(|e| e.error))

@@ -41,6 +41,8 @@ impl SessionFile {
         let mut lines = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let number = i + 1;
+            // A `\r` that `lines` leaves at the end (a last line with no `\n`, or `\r\r\n`) would not survive rendering.
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
             let trimmed = raw.trim_start();
             let line = if trimmed.is_empty() || trimmed.starts_with('#') {
                 Line::Text(raw.to_owned())

@@ -67,3 +67,10 @@ impl<S: Send + Sync + 'static> Peer<S> {
         tokio::time::timeout(wait, self.out.recv()).await.is_err()
     }
 }
+
+impl<S: Send + Sync + 'static> Peer<S> {
+    /// Every message sent so far, without waiting, whatever its text.
+    pub fn received(&mut self) -> Vec<Outgoing> {
+        std::iter::from_fn(|| self.out.try_recv().ok()).collect()
+    }
+}

@@ -6,10 +6,15 @@ use tooltable::{
     ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, ToolFailure, table,
 };
 
+use std::sync::Arc;
+
+use crate::audit::AuditStore;
 use crate::options::Limits;
 use crate::resources;
 use crate::tools::registry::Models;
-use crate::tools::{authoring, evaluate, guidance, models, reading, spec_schema, writing};
+use crate::tools::{
+    audit, authoring, blobs, evaluate, guidance, models, patching, reading, snapshots, spec_schema, writing,
+};
 
 const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
 constraints, live schema values and effects are JSONata expressions. Author a spec with \
@@ -24,7 +29,16 @@ pub fn server() -> Result<Server<Models>, TableError> {
 }
 
 pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
-    let mut builder = Server::builder(Models::new(limits))
+    server_on(Models::new(limits))
+}
+
+/// The server, its audit trails kept in `audit`.
+pub fn server_with_audit(limits: Limits, audit: Arc<dyn AuditStore>) -> Result<Server<Models>, TableError> {
+    server_on(Models::with_audit(limits, audit))
+}
+
+fn server_on(models: Models) -> Result<Server<Models>, TableError> {
+    let mut builder = Server::builder(models)
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .operations(table![
@@ -36,14 +50,21 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
             reading::get_field,
             reading::get_effective_schema,
             writing::mutate,
+            patching::patch_model,
             reading::explain,
             reading::get_history,
+            audit::get_audit,
+            audit::verify_audit,
+            snapshots::snapshot,
+            snapshots::restore,
             models::delete_model,
             guidance::get_domain_guidance,
             authoring::validate_spec,
             evaluate::eval_expression,
             authoring::test_spec,
             authoring::dry_run,
+            blobs::upload_blob,
+            blobs::download_blob,
         ])
         .resource(
             Resource::new("valem://schema/model-spec", "model-spec-schema")

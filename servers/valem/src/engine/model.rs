@@ -16,6 +16,7 @@ use super::jsonata::Env;
 use super::path::Path;
 use super::ring::Ring;
 use super::schema;
+use super::snapshot::Snapshot;
 use super::spec::ModelSpec;
 use super::state::State;
 use super::trace::{ConstraintFailure, CycleOutcome, Trace};
@@ -160,6 +161,19 @@ impl Model {
             let path = Path::parse(address).map_err(|e| ModelFailure::BadPath(e.0))?;
             writes.push((path, value.clone()));
         }
+        self.write(writes, "mutate", budget, admit)
+    }
+
+    /// Runs one cycle on `writes`, recorded in the history as coming from `source`; committed
+    /// when `admit` accepts the new document's size; on failure nothing changes.
+    pub fn write(
+        &mut self,
+        writes: Vec<(Path, Value)>,
+        source: &str,
+        budget: &Budget,
+        admit: Admit,
+    ) -> Result<CycleOutcome, ModelFailure> {
+        let mutations: Map<String, Value> = writes.iter().map(|(p, v)| (p.to_string(), v.clone())).collect();
         let result = cycle::run(&self.compiled, &mut self.state, writes, false, budget)
             .map_err(ModelFailure::Cycle)
             .and_then(|outcome| Ok((outcome, measure(&self.state, budget, admit)?)));
@@ -167,7 +181,7 @@ impl Model {
         match result {
             Ok((outcome, bytes)) => {
                 self.bytes = bytes;
-                self.commit("mutate", mutations.clone(), &outcome, journal, budget);
+                self.commit(source, mutations, &outcome, journal, budget);
                 Ok(outcome)
             }
             Err(e) => {
@@ -175,6 +189,38 @@ impl Model {
                 Err(e)
             }
         }
+    }
+
+    /// A copy of the state, to hand back to `restore`.
+    pub fn snapshot(&self, id: &str) -> Snapshot {
+        Snapshot::of(id, &self.compiled.spec.version, &self.state)
+    }
+
+    /// Puts back the state a snapshot holds, each written leaf checked against the current
+    /// effective schema first; history and traces start empty. Nothing is evaluated: the
+    /// derived and meta values are the snapshot's own.
+    pub fn restore(&mut self, snapshot: &Snapshot, budget: &Budget, admit: Admit) -> Result<(), ModelFailure> {
+        let mut leaves = Vec::new();
+        super::snapshot::leaves(&Path::root(), &snapshot.base_doc, &mut leaves);
+        let schema = &self.compiled.spec.schema;
+        let violations: Vec<_> =
+            leaves.iter().flat_map(|(p, v)| schema::check_write(schema, p, v, self.state.meta.get(p))).collect();
+        if !violations.is_empty() {
+            return Err(ModelFailure::Cycle(CycleError::Schema(violations)));
+        }
+        let (derived, meta) = snapshot.caches().map_err(ModelFailure::BadPath)?;
+        let mut state = State::new(snapshot.base_doc.clone());
+        state.derived = derived;
+        state.meta = meta;
+        state.doc = state.merged();
+        state.effects = self.state.effects.clone();
+        let bytes = measure(&state, budget, admit)?;
+        self.state = state;
+        self.bytes = bytes;
+        self.history = Ring::new(HISTORY_CAPACITY);
+        self.history_bytes = 0;
+        self.traces = Ring::new(TRACE_CAPACITY);
+        Ok(())
     }
 
     fn commit(

@@ -23,6 +23,8 @@ pub enum ModelError {
     Constraint(Vec<ConstraintFailure>),
     TooLarge(String),
     Invalid(String),
+    /// A JSON Patch that does not apply; the message names the operation.
+    InvalidPatch(String),
     /// The document would pass what one model, or all of them, may hold.
     StateTooLarge(String),
     /// The registry holds as many models as it may.
@@ -54,6 +56,9 @@ impl ModelError {
             ModelError::Constraint(v) => json!({ "error": "Constraint violation", "violations": v }),
             ModelError::TooLarge(m) => json!({ "error": "Value too large", "message": m }),
             ModelError::Invalid(m) => json!({ "error": m }),
+            ModelError::InvalidPatch(m) => {
+                json!({ "error": "Invalid patch", "message": format!("Invalid patch: {m}") })
+            }
             ModelError::StateTooLarge(m) => json!({ "error": "State too large", "message": m }),
             ModelError::TooMany(m) => json!({ "error": "Too many models", "message": m }),
             ModelError::Stopped(why @ Stopped::TimeUp(_)) => {

@@ -1,14 +1,18 @@
 //! The MCP tools (each also a REST route) over the model registry and the authoring substrate.
 
+pub mod audit;
 pub mod authoring;
+pub mod blobs;
 pub mod errors;
 pub mod evaluate;
 pub mod guidance;
 pub mod models;
+pub mod patching;
 pub mod pool;
 pub mod projection;
 pub mod reading;
 pub mod registry;
+pub mod snapshots;
 pub mod spec_schema;
 pub mod writing;
 

@@ -5,7 +5,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod audit;
 mod authoring;
+mod blobs;
 mod cycle;
 mod examples;
 mod inprocess;
@@ -13,6 +15,8 @@ mod journal;
 mod jsonata_suite;
 mod limits;
 mod load;
+mod patch;
 mod resources;
+mod snapshots;
 mod spec_fuzz;
 mod stdio;

@@ -19,9 +19,11 @@ use crate::tools::{
 const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
 constraints, live schema values and effects are JSONata expressions. Author a spec with \
 get_domain_guidance, validate_spec, eval_expression, test_spec and dry_run; then create_model and \
-drive it with mutate ({\"$.path\": value}); every write recomputes what it affects. Read with \
-get_state (narrow it with paths and depth), get_field and explain. Addresses are canonical JSON \
-Path ($.a.b, $.items[0].x).";
+drive it with mutate ({\"$.path\": value}) or patch_model (RFC 6902, for array inserts, \
+removals and reorders); every write recomputes what it affects. Read with get_state (narrow it \
+with paths and depth), get_field and explain; get_audit and verify_audit give the hash-chained \
+record of every write; snapshot before a risky change, restore to roll back. Addresses are \
+canonical JSON Path ($.a.b, $.items[0].x).";
 
 /// The server with the default limits.
 pub fn server() -> Result<Server<Models>, TableError> {

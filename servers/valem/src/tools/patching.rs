@@ -17,10 +17,28 @@ pub struct PatchArgs {
     /// An RFC 6902 JSON Patch: `[{"op": "add", "path": "/items/-", "value": {...}}, ...]`, ops
     /// `add remove replace move copy test`. Paths are JSON Pointer (`/items/0`, `-` appends),
     /// not `$.` addresses.
+    #[schemars(schema_with = "operations")]
     pub patch: Vec<Value>,
     /// Also return every derivation and constraint trace of the cycle (what `explain` serves).
     #[serde(default)]
     pub include_traces: bool,
+}
+
+/// The shape of an RFC 6902 patch, so that a client knows what to write.
+fn operations(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "op": { "enum": ["add", "remove", "replace", "move", "copy", "test"] },
+                "path": { "type": "string", "description": "A JSON Pointer: /items/0, /items/- appends" },
+                "from": { "type": "string", "description": "move and copy: the JSON Pointer to take the value from" },
+                "value": { "description": "add, replace and test: the value" },
+            },
+            "required": ["op", "path"],
+        },
+    })
 }
 
 /// Applies a JSON Patch to the merged state (insert, remove, move and reorder array elements;

@@ -97,12 +97,14 @@ fn a_failing_test_or_a_bad_operation_changes_nothing() {
     assert_eq!(failed["message"], "Invalid patch: operation '/1' failed at path '/total': value did not match");
     let bad = patch(&server, json!([{ "op": "remove", "path": "/items/9" }])).unwrap_err();
     assert!(bad["message"].as_str().unwrap().contains("operation '/0'"), "{bad}");
-    let unknown =
-        patch(&server, json!([{ "op": "replace", "path": "/a", "value": 1 }, { "op": "frobnicate", "path": "/a" }]))
-            .unwrap_err();
+    let unknown = patch(&server, json!([{ "op": "frobnicate", "path": "/a" }])).unwrap_err();
+    assert_eq!(unknown["error"], "Invalid arguments", "the inputSchema names the six operations: {unknown}");
+    let no_from =
+        patch(&server, json!([{ "op": "replace", "path": "/a", "value": 1 }, { "op": "move", "path": "/a" }]));
+    let message = no_from.unwrap_err()["message"].as_str().unwrap().to_owned();
     assert!(
-        unknown["message"].as_str().unwrap().starts_with("Invalid patch: operation 1 is not an RFC 6902 operation"),
-        "{unknown}"
+        message.starts_with("Invalid patch: operation 1 is not an RFC 6902 operation: missing field `from`"),
+        "{message}"
     );
     assert_eq!(call(&server, "get_state", json!({ "id": "order" })).unwrap(), before);
     assert_eq!(call(&server, "get_history", json!({ "id": "order" })).unwrap().as_array().unwrap().len(), 2);

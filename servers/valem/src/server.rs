@@ -13,7 +13,7 @@ use crate::options::Limits;
 use crate::resources;
 use crate::tools::registry::Models;
 use crate::tools::{
-    audit, authoring, blobs, evaluate, guidance, models, patching, reading, snapshots, spec_schema, writing,
+    audit, authoring, blobs, evaluate, evolving, guidance, models, patching, reading, snapshots, spec_schema, writing,
 };
 
 const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
@@ -59,6 +59,7 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
             audit::verify_audit,
             snapshots::snapshot,
             snapshots::restore,
+            evolving::evolve_spec,
             models::delete_model,
             guidance::get_domain_guidance,
             authoring::validate_spec,

@@ -3,6 +3,8 @@
 pub mod budget;
 pub mod compiled;
 pub mod cycle;
+pub mod evolution;
+pub mod evolution_schema;
 pub mod findings;
 pub mod graph;
 pub mod index;

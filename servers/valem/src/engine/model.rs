@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::compiled::{self, Compiled};
 use super::cycle::{self, CycleError};
+use super::evolution::Evolved;
 use super::findings::Findings;
 use super::journal::Journal;
 use super::jsonata::Env;
@@ -67,6 +68,13 @@ pub enum ModelFailure {
     BadPath(String),
     /// The document would be larger than a model, or the models together, may hold.
     StateTooLarge(String),
+    /// An evolution whose spec is invalid or whose backfill names no address.
+    Evolution(String),
+    /// An evolution whose schema refuses values the model holds.
+    Stranded {
+        message: String,
+        incompatibilities: Vec<schema::Violation>,
+    },
 }
 
 /// Whether a document of this many bytes may be stored; `Err` says why not. Asked before a
@@ -214,12 +222,71 @@ impl Model {
         state.meta = meta;
         state.doc = state.merged();
         state.effects = self.state.effects.clone();
-        let bytes = measure(&state, budget, admit)?;
+        self.bytes = measure(&state, budget, admit)?;
+        self.start_from(state);
+        Ok(())
+    }
+
+    /// Takes `state` as the model's, its history and traces starting empty.
+    fn start_from(&mut self, state: State) {
         self.state = state;
-        self.bytes = bytes;
         self.history = Ring::new(HISTORY_CAPACITY);
         self.history_bytes = 0;
         self.traces = Ring::new(TRACE_CAPACITY);
+    }
+
+    /// Swaps in the spec an evolution left, keeping the model's values: the written document,
+    /// the derived values whose addresses are still derived, the meta values. `backfill` fills
+    /// absent or null addresses in one ordinary cycle; when the schema changed, every written
+    /// value must still satisfy it; then every derivation and meta value is computed again.
+    /// History and traces start empty. On failure nothing changes.
+    pub fn evolve(&mut self, id: &str, evolved: Evolved, budget: &Budget, admit: Admit) -> Result<(), ModelFailure> {
+        let compiled = match compile(&evolved.spec) {
+            Ok((compiled, _warnings)) => Arc::new(compiled),
+            Err(f) => {
+                let all: Vec<String> = f.errors.iter().map(|e| format!("{}: {}", e.location, e.message)).collect();
+                return Err(ModelFailure::Evolution(format!("Evolved spec failed validation: {}", all.join("; "))));
+            }
+        };
+        let mut state = State::new(self.state.base.clone());
+        state.derived = self
+            .state
+            .derived
+            .iter()
+            .filter(|(p, _)| compiled.derivations.iter().any(|d| d.path.matches(p)))
+            .map(|(p, v)| (p.clone(), v.clone()))
+            .collect();
+        state.meta = self.state.meta.clone();
+        state.effects = self.state.effects.clone();
+        state.doc = state.merged();
+        let mut writes = Vec::new();
+        for (address, value) in evolved.backfill {
+            let path = Path::parse(&address).map_err(|e| ModelFailure::Evolution(format!("backfill: {}", e.0)))?;
+            if path.get(&state.base).is_none_or(Value::is_null) {
+                writes.push((path, value));
+            }
+        }
+        if !writes.is_empty() {
+            cycle::run(&compiled, &mut state, writes, false, budget).map_err(ModelFailure::Cycle)?;
+        }
+        if evolved.touches_schema {
+            let mut leaves = Vec::new();
+            super::snapshot::leaves(&Path::root(), &state.base, &mut leaves);
+            let schema = &compiled.spec.schema;
+            let stranded: Vec<_> =
+                leaves.iter().flat_map(|(p, v)| schema::check_value(schema, p, v, state.meta.get(p))).collect();
+            if !stranded.is_empty() {
+                return Err(ModelFailure::Stranded {
+                    message: format!("Evolution of model '{id}' would strand {} existing value(s)", stranded.len()),
+                    incompatibilities: stranded.into_iter().take(10).collect(),
+                });
+            }
+        }
+        cycle::run(&compiled, &mut state, Vec::new(), true, budget).map_err(ModelFailure::Cycle)?;
+        state.take_journal();
+        self.bytes = measure(&state, budget, admit)?;
+        self.compiled = compiled;
+        self.start_from(state);
         Ok(())
     }
 
@@ -335,7 +402,9 @@ impl ModelFailure {
             }
             ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m))
             | ModelFailure::BadPath(m)
-            | ModelFailure::StateTooLarge(m) => m.clone(),
+            | ModelFailure::StateTooLarge(m)
+            | ModelFailure::Evolution(m)
+            | ModelFailure::Stranded { message: m, .. } => m.clone(),
             ModelFailure::Cycle(CycleError::Stopped(why)) => why.to_string(),
         }
     }

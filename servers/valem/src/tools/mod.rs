@@ -5,6 +5,7 @@ pub mod authoring;
 pub mod blobs;
 pub mod errors;
 pub mod evaluate;
+pub mod evolving;
 pub mod guidance;
 pub mod models;
 pub mod patching;

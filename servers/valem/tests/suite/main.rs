@@ -9,6 +9,7 @@ mod audit;
 mod authoring;
 mod blobs;
 mod cycle;
+mod evolution;
 mod examples;
 mod inprocess;
 mod journal;

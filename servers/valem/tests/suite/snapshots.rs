@@ -60,5 +60,5 @@ fn a_snapshot_that_breaks_the_schema_changes_nothing() {
     bad_key["metaCache"] = json!({ "$.price#colour": 1 });
     let refused = call(&server, "restore", json!({ "id": "p", "snapshot": bad_key })).unwrap_err();
     assert!(refused["error"].as_str().unwrap().contains("names no meta property"), "{refused}");
-    assert_eq!(call(&server, "restore", json!({ "id": "p", "snapshot": {} })).unwrap_err()["error"].is_string(), true);
+    assert!(call(&server, "restore", json!({ "id": "p", "snapshot": {} })).unwrap_err()["error"].is_string());
 }

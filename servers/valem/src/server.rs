@@ -69,15 +69,6 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
             blobs::upload_blob,
             blobs::download_blob,
         ])
-        .resource(
-            Resource::new("valem://schema/model-spec", "model-spec-schema")
-                .description("The full ModelSpec JSON Schema")
-                .mime_type("application/json"),
-            |_, req| async move {
-                let text = serde_json::to_string_pretty(spec_schema::model_spec()).unwrap_or_default();
-                Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
-            },
-        )
         .resource_template(
             ResourceTemplate::new("valem://state/{modelId}", "model-state")
                 .description("A model's live merged state; subscribe to hear of every committed mutation")
@@ -105,6 +96,22 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
                 Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
             },
         );
+    let schemas: [(&str, &str, &str, fn() -> &'static Value); 2] = [
+        ("valem://schema/model-spec", "model-spec-schema", "The full ModelSpec JSON Schema", spec_schema::model_spec),
+        (
+            "valem://schema/spec-evolution",
+            "spec-evolution-schema",
+            "The SpecEvolution JSON Schema",
+            spec_schema::spec_evolution,
+        ),
+    ];
+    for (uri, name, description, schema) in schemas {
+        let resource = Resource::new(uri, name).description(description).mime_type("application/json");
+        builder = builder.resource(resource, move |_, req| async move {
+            let text = serde_json::to_string_pretty(schema()).unwrap_or_default();
+            Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
+        });
+    }
     for guide in resources::GUIDES {
         let resource = Resource::new(resources::guide_uri(guide.name), guide.name)
             .description(guide.description)

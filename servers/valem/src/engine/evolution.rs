@@ -250,3 +250,40 @@ pub fn node_path(text: &str) -> Result<Vec<Seg>, String> {
     }
     Ok(path.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn evolution(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn the_version_is_checked_before_anything_else() {
+        let raw = json!({ "id": "m", "version": "1.2.0", "schema": {} });
+        let stale =
+            evolution(json!({ "expectedVersion": "1.0.0", "bogus": 1, "newSchema": {}, "upsertSchemaNodes": [] }));
+        assert_eq!(apply(&raw, &stale), Err(DiffError::Conflict { expected: "1.0.0".into(), actual: "1.2.0".into() }));
+        let unknown = apply(&raw, &evolution(json!({ "expectedVersion": "1.2.0", "bogus": 1 })));
+        assert!(matches!(unknown, Err(DiffError::Invalid(m)) if m.starts_with("\"bogus\" is not a SpecEvolution key")));
+    }
+
+    #[test]
+    fn views_are_removed_then_upserted_in_place() {
+        let raw = json!({ "id": "m", "schema": {}, "viewDefinition": { "views": [{ "id": "a" }, { "id": "b", "t": 1 }, { "id": "c" }] } });
+        let diff = evolution(json!({
+            "removeViews": ["a", "zz"],
+            "upsertViews": [{ "id": "b", "t": 2 }, { "id": "d" }, { "id": "d", "t": 3 }],
+            "newDefaultView": "d",
+        }));
+        let evolved = apply(&raw, &diff).unwrap();
+        assert_eq!(
+            evolved.spec["viewDefinition"],
+            json!({ "views": [{ "id": "b", "t": 2 }, { "id": "c" }, { "id": "d", "t": 3 }], "defaultView": "d" })
+        );
+        assert!(!evolved.touches_schema);
+    }
+}

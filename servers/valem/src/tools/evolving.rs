@@ -2,18 +2,17 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
 use super::registry::Models;
+use super::spec_schema;
 use crate::engine::evolution::{self, DiffError};
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
 pub struct EvolveArgs {
     pub id: String,
-    /// A SpecEvolution: targeted upserts and removals by section, or wholesale replacements
-    /// (`newSchema`, `newViewDefinition`, `newConstants`), `newVersion`, `expectedVersion`, `backfill`.
     pub evolution: Map<String, Value>,
 }
 
@@ -30,6 +29,12 @@ pub struct Evolved {
 #[operation(
     title = "Evolve spec",
     destructive,
+    // The inputSchema embeds the whole SpecEvolution schema, built once when the table is.
+    input_schema = spec_schema::with_evolution_property(
+        "evolution",
+        "A SpecEvolution: targeted upserts and removals by section, or wholesale replacements.",
+        json!({ "id": { "type": "string", "description": "The model's id, as create_model returned it." } })
+    ),
     rest = "POST /models/{id}/spec/evolve",
     body = "evolution",
     open_world = false

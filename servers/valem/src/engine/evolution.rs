@@ -29,6 +29,8 @@ pub const KEYS: &[&str] = &[
     "newViewDefinition",
     "upsertViews",
     "removeViews",
+    "upsertComponents",
+    "removeComponents",
     "newDefaultView",
     "newConstants",
     "upsertConstants",
@@ -39,7 +41,7 @@ pub const KEYS: &[&str] = &[
 ];
 
 const SCHEMA_DIFF: &[&str] = &["upsertSchemaDefs", "removeSchemaDefs", "upsertSchemaNodes", "removeSchemaNodes"];
-const VIEW_DIFF: &[&str] = &["upsertViews", "removeViews", "newDefaultView"];
+const VIEW_DIFF: &[&str] = &["upsertViews", "removeViews", "upsertComponents", "removeComponents", "newDefaultView"];
 
 /// Why an evolution is refused before its spec is validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +62,7 @@ pub struct Evolved {
     pub touches_schema: bool,
 }
 
-fn invalid<T>(message: impl Into<String>) -> Result<T, DiffError> {
+pub(super) fn invalid<T>(message: impl Into<String>) -> Result<T, DiffError> {
     Err(DiffError::Invalid(message.into()))
 }
 
@@ -103,7 +105,7 @@ pub fn apply(raw: &Value, evolution: &Map<String, Value>) -> Result<Evolved, Dif
         super::evolution_schema::apply(&mut schema, evolution).map_err(DiffError::Invalid)?;
         spec.insert("schema".into(), schema);
     }
-    views(&mut spec, evolution)?;
+    super::evolution_views::apply(&mut spec, evolution)?;
     constants(&mut spec, raw, evolution)?;
     if let Some(tests) = evolution.get("newTests") {
         spec.insert("tests".into(), tests.clone());
@@ -134,7 +136,7 @@ pub fn apply(raw: &Value, evolution: &Map<String, Value>) -> Result<Evolved, Dif
 
 /// One list section: `remove<Name>` (keys; an absent one is ignored), then `upsert<Name>` (an
 /// existing key replaced in place, a new one appended; a repeated key: the last wins).
-fn list(
+pub(super) fn list(
     spec: &mut Map<String, Value>,
     evolution: &Map<String, Value>,
     section: &str,
@@ -169,36 +171,6 @@ fn list(
         }
     }
     spec.insert(section.to_owned(), Value::Array(items));
-    Ok(())
-}
-
-/// `newViewDefinition`, or `removeViews`, `upsertViews` (by `id`), `newDefaultView`.
-fn views(spec: &mut Map<String, Value>, evolution: &Map<String, Value>) -> Result<(), DiffError> {
-    if let Some(views) = evolution.get("newViewDefinition") {
-        spec.insert("viewDefinition".into(), views.clone());
-        return Ok(());
-    }
-    if !VIEW_DIFF.iter().any(|k| evolution.contains_key(*k)) {
-        return Ok(());
-    }
-    let mut definition = match spec.remove("viewDefinition") {
-        Some(Value::Object(d)) => d,
-        _ => Map::new(),
-    };
-    let mut section = Map::new();
-    if let Some(views) = definition.remove("views") {
-        section.insert("views".into(), views);
-    }
-    list(&mut section, evolution, "views", "Views", &|v: &Value| {
-        v.get("id").and_then(Value::as_str).map(str::to_owned)
-    })?;
-    if let Some(views) = section.remove("views") {
-        definition.insert("views".into(), views);
-    }
-    if let Some(default) = evolution.get("newDefaultView") {
-        definition.insert("defaultView".into(), default.clone());
-    }
-    spec.insert("viewDefinition".into(), Value::Object(definition));
     Ok(())
 }
 

@@ -5,6 +5,7 @@ pub mod compiled;
 pub mod cycle;
 pub mod evolution;
 pub mod evolution_schema;
+pub mod evolution_views;
 pub mod findings;
 pub mod graph;
 pub mod index;

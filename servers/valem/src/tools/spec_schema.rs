@@ -66,6 +66,31 @@ fn spec_evolution_schema() -> Value {
         schema
     };
     let views = spec["properties"]["viewDefinition"]["properties"]["views"].clone();
+    let list_of = |what: &str, required: Value, properties: Value| json!({ "type": "array", "description": what, "items": { "type": "object", "required": required, "properties": properties } });
+    let upsert_components = list_of(
+        "Components by id: an existing one without parentId or beforeId is replaced in place; with them it moves (never under itself); a new one is inserted under parentId (else at the top), before beforeId (else appended).",
+        json!(["viewId", "component"]),
+        json!({
+            "viewId": { "type": "string" },
+            "parentId": { "type": "string" },
+            "beforeId": { "type": "string" },
+            "component": { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" } } },
+        }),
+    );
+    let remove_components = list_of(
+        "Components removed with their children; an unknown view or component is an error.",
+        json!(["viewId", "componentId"]),
+        json!({ "viewId": { "type": "string" }, "componentId": { "type": "string" } }),
+    );
+    let upsert_schema_nodes = list_of(
+        "Schema nodes set at canonical addresses ($.a.b, $.items[*]), intermediate properties and items created; never through a $ref.",
+        json!(["path", "schema"]),
+        json!({
+            "path": { "type": "string" },
+            "schema": { "type": "object" },
+            "required": { "type": ["boolean", "null"], "description": "true or false adds or removes the field from its parent's required; null leaves it." },
+        }),
+    );
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "SpecEvolution",
@@ -88,23 +113,13 @@ fn spec_evolution_schema() -> Value {
             "newSchema": described(section("schema"), "A whole new schema; every held value must satisfy it."),
             "upsertSchemaDefs": { "type": "object", "description": "`{name: schema}` added to or replaced in the schema's $defs (null is an error)." },
             "removeSchemaDefs": keys("Names removed from $defs, last; one still referenced is an error."),
-            "upsertSchemaNodes": {
-                "type": "array",
-                "description": "Schema nodes set at canonical addresses ($.a.b, $.items[*]), intermediate properties and items created; never through a $ref.",
-                "items": {
-                    "type": "object",
-                    "required": ["path", "schema"],
-                    "properties": {
-                        "path": { "type": "string" },
-                        "schema": { "type": "object" },
-                        "required": { "type": ["boolean", "null"], "description": "true or false adds or removes the field from its parent's required; null leaves it." },
-                    },
-                },
-            },
+            "upsertSchemaNodes": upsert_schema_nodes,
             "removeSchemaNodes": keys("Canonical addresses of schema nodes to drop, with their parent's required entry; an absent one is an error."),
             "newViewDefinition": described(section("viewDefinition"), "A whole new view definition."),
             "upsertViews": described(views, "Views to add or replace, by id."),
             "removeViews": keys("The ids of views to remove."),
+            "upsertComponents": upsert_components,
+            "removeComponents": remove_components,
             "newDefaultView": { "type": "string", "description": "The id of the view get_view shows by default." },
             "newConstants": described(section("constants"), "All new constants."),
             "upsertConstants": { "type": "object", "description": "`{name: value}` added to or replaced in the constants." },

@@ -13,7 +13,8 @@ use crate::options::Limits;
 use crate::resources;
 use crate::tools::registry::Models;
 use crate::tools::{
-    audit, authoring, blobs, evaluate, evolving, guidance, models, patching, reading, snapshots, spec_schema, writing,
+    audit, authoring, blobs, evaluate, evolving, guidance, models, patching, reading, snapshots, spec_schema, views,
+    writing,
 };
 
 const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
@@ -61,6 +62,7 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
             snapshots::restore,
             evolving::evolve_spec,
             models::delete_model,
+            views::get_view,
             guidance::get_domain_guidance,
             authoring::validate_spec,
             evaluate::eval_expression,

@@ -22,3 +22,4 @@ pub mod spec;
 pub mod state;
 pub mod testing;
 pub mod trace;
+pub mod view;

@@ -15,6 +15,7 @@ pub mod reading;
 pub mod registry;
 pub mod snapshots;
 pub mod spec_schema;
+pub mod views;
 pub mod writing;
 
 /// The URI of a model's state resource, which subscribers watch.

@@ -21,3 +21,4 @@ mod resources;
 mod snapshots;
 mod spec_fuzz;
 mod stdio;
+mod views;

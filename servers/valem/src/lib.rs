@@ -2,13 +2,15 @@
 //! constraints, meta values and effects are JSONata expressions; every write runs one cycle
 //! that recomputes what the write affects. Served as MCP tools (and REST routes).
 
+pub mod audit;
+pub mod blobs;
 pub mod engine;
 pub mod options;
 pub mod resources;
 mod server;
 pub mod tools;
 
-pub use server::{server, server_with};
+pub use server::{server, server_with, server_with_audit};
 
 /// Counts what each evaluation allocates, so that its memory budget holds (see `engine/jsonata/meter.rs`).
 #[global_allocator]

@@ -32,6 +32,18 @@ pub struct Limits {
     /// Evaluations run at once on their own threads; 0 means one per core.
     #[arg(long, global = true, default_value_t = Limits::DEFAULT.eval_threads)]
     pub eval_threads: usize,
+    /// The audit records kept per model in memory; past it the oldest go.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_audit_records)]
+    pub max_audit_records: usize,
+    /// The bytes of audit records kept per model in memory; past it the oldest go.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_audit_bytes)]
+    pub max_audit_bytes: usize,
+    /// The largest blob `upload_blob` accepts, in bytes (decoded).
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_blob_bytes)]
+    pub max_blob_bytes: usize,
+    /// The bytes all blobs together may hold; an upload past it is refused.
+    #[arg(long, global = true, default_value_t = Limits::DEFAULT.max_blob_store_bytes)]
+    pub max_blob_store_bytes: usize,
 }
 
 impl Limits {
@@ -43,6 +55,10 @@ impl Limits {
         max_sequence: 1_000_000,
         cycle_timeout_ms: 1_000,
         eval_threads: 0,
+        max_audit_records: 10_000,
+        max_audit_bytes: 4 * 1024 * 1024,
+        max_blob_bytes: 50 * 1024 * 1024,
+        max_blob_store_bytes: 256 * 1024 * 1024,
     };
 
     pub fn cycle_timeout(&self) -> Duration {

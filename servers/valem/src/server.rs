@@ -6,17 +6,25 @@ use tooltable::{
     ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, ToolFailure, table,
 };
 
+use std::sync::Arc;
+
+use crate::audit::AuditStore;
 use crate::options::Limits;
 use crate::resources;
 use crate::tools::registry::Models;
-use crate::tools::{authoring, evaluate, guidance, models, reading, spec_schema, writing};
+use crate::tools::{
+    audit, authoring, blobs, evaluate, evolving, guidance, models, patching, reading, snapshots, spec_schema, views,
+    writing,
+};
 
 const INSTRUCTIONS: &str = "Valem runs reactive models: a JSON document whose derived fields, \
 constraints, live schema values and effects are JSONata expressions. Author a spec with \
 get_domain_guidance, validate_spec, eval_expression, test_spec and dry_run; then create_model and \
-drive it with mutate ({\"$.path\": value}); every write recomputes what it affects. Read with \
-get_state (narrow it with paths and depth), get_field and explain. Addresses are canonical JSON \
-Path ($.a.b, $.items[0].x).";
+drive it with mutate ({\"$.path\": value}) or patch_model (RFC 6902, for array inserts, \
+removals and reorders); every write recomputes what it affects. Read with get_state (narrow it \
+with paths and depth), get_field and explain; get_audit and verify_audit give the hash-chained \
+record of every write; snapshot before a risky change, restore to roll back. Addresses are \
+canonical JSON Path ($.a.b, $.items[0].x).";
 
 /// The server with the default limits.
 pub fn server() -> Result<Server<Models>, TableError> {
@@ -24,7 +32,16 @@ pub fn server() -> Result<Server<Models>, TableError> {
 }
 
 pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
-    let mut builder = Server::builder(Models::new(limits))
+    server_on(Models::new(limits))
+}
+
+/// The server, its audit trails kept in `audit`.
+pub fn server_with_audit(limits: Limits, audit: Arc<dyn AuditStore>) -> Result<Server<Models>, TableError> {
+    server_on(Models::with_audit(limits, audit))
+}
+
+fn server_on(models: Models) -> Result<Server<Models>, TableError> {
+    let mut builder = Server::builder(models)
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .operations(table![
@@ -36,24 +53,24 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
             reading::get_field,
             reading::get_effective_schema,
             writing::mutate,
+            patching::patch_model,
             reading::explain,
             reading::get_history,
+            audit::get_audit,
+            audit::verify_audit,
+            snapshots::snapshot,
+            snapshots::restore,
+            evolving::evolve_spec,
             models::delete_model,
+            views::get_view,
             guidance::get_domain_guidance,
             authoring::validate_spec,
             evaluate::eval_expression,
             authoring::test_spec,
             authoring::dry_run,
+            blobs::upload_blob,
+            blobs::download_blob,
         ])
-        .resource(
-            Resource::new("valem://schema/model-spec", "model-spec-schema")
-                .description("The full ModelSpec JSON Schema")
-                .mime_type("application/json"),
-            |_, req| async move {
-                let text = serde_json::to_string_pretty(spec_schema::model_spec()).unwrap_or_default();
-                Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
-            },
-        )
         .resource_template(
             ResourceTemplate::new("valem://state/{modelId}", "model-state")
                 .description("A model's live merged state; subscribe to hear of every committed mutation")
@@ -81,6 +98,22 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
                 Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
             },
         );
+    let schemas: [(&str, &str, &str, fn() -> &'static Value); 2] = [
+        ("valem://schema/model-spec", "model-spec-schema", "The full ModelSpec JSON Schema", spec_schema::model_spec),
+        (
+            "valem://schema/spec-evolution",
+            "spec-evolution-schema",
+            "The SpecEvolution JSON Schema",
+            spec_schema::spec_evolution,
+        ),
+    ];
+    for (uri, name, description, schema) in schemas {
+        let resource = Resource::new(uri, name).description(description).mime_type("application/json");
+        builder = builder.resource(resource, move |_, req| async move {
+            let text = serde_json::to_string_pretty(schema()).unwrap_or_default();
+            Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
+        });
+    }
     for guide in resources::GUIDES {
         let resource = Resource::new(resources::guide_uri(guide.name), guide.name)
             .description(guide.description)

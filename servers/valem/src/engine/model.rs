@@ -10,12 +10,14 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::compiled::{self, Compiled};
 use super::cycle::{self, CycleError};
+use super::evolution::Evolved;
 use super::findings::Findings;
 use super::journal::Journal;
 use super::jsonata::Env;
 use super::path::Path;
 use super::ring::Ring;
 use super::schema;
+use super::snapshot::Snapshot;
 use super::spec::ModelSpec;
 use super::state::State;
 use super::trace::{ConstraintFailure, CycleOutcome, Trace};
@@ -66,6 +68,13 @@ pub enum ModelFailure {
     BadPath(String),
     /// The document would be larger than a model, or the models together, may hold.
     StateTooLarge(String),
+    /// An evolution whose spec is invalid or whose backfill names no address.
+    Evolution(String),
+    /// An evolution whose schema refuses values the model holds.
+    Stranded {
+        message: String,
+        incompatibilities: Vec<schema::Violation>,
+    },
 }
 
 /// Whether a document of this many bytes may be stored; `Err` says why not. Asked before a
@@ -160,6 +169,19 @@ impl Model {
             let path = Path::parse(address).map_err(|e| ModelFailure::BadPath(e.0))?;
             writes.push((path, value.clone()));
         }
+        self.write(writes, "mutate", budget, admit)
+    }
+
+    /// Runs one cycle on `writes`, recorded in the history as coming from `source`; committed
+    /// when `admit` accepts the new document's size; on failure nothing changes.
+    pub fn write(
+        &mut self,
+        writes: Vec<(Path, Value)>,
+        source: &str,
+        budget: &Budget,
+        admit: Admit,
+    ) -> Result<CycleOutcome, ModelFailure> {
+        let mutations: Map<String, Value> = writes.iter().map(|(p, v)| (p.to_string(), v.clone())).collect();
         let result = cycle::run(&self.compiled, &mut self.state, writes, false, budget)
             .map_err(ModelFailure::Cycle)
             .and_then(|outcome| Ok((outcome, measure(&self.state, budget, admit)?)));
@@ -167,7 +189,7 @@ impl Model {
         match result {
             Ok((outcome, bytes)) => {
                 self.bytes = bytes;
-                self.commit("mutate", mutations.clone(), &outcome, journal, budget);
+                self.commit(source, mutations, &outcome, journal, budget);
                 Ok(outcome)
             }
             Err(e) => {
@@ -175,6 +197,97 @@ impl Model {
                 Err(e)
             }
         }
+    }
+
+    /// A copy of the state, to hand back to `restore`.
+    pub fn snapshot(&self, id: &str) -> Snapshot {
+        Snapshot::of(id, &self.compiled.spec.version, &self.state)
+    }
+
+    /// Puts back the state a snapshot holds, each written leaf checked against the current
+    /// effective schema first; history and traces start empty. Nothing is evaluated: the
+    /// derived and meta values are the snapshot's own.
+    pub fn restore(&mut self, snapshot: &Snapshot, budget: &Budget, admit: Admit) -> Result<(), ModelFailure> {
+        let mut leaves = Vec::new();
+        super::snapshot::leaves(&Path::root(), &snapshot.base_doc, &mut leaves);
+        let schema = &self.compiled.spec.schema;
+        let violations: Vec<_> =
+            leaves.iter().flat_map(|(p, v)| schema::check_write(schema, p, v, self.state.meta.get(p))).collect();
+        if !violations.is_empty() {
+            return Err(ModelFailure::Cycle(CycleError::Schema(violations)));
+        }
+        let (derived, meta) = snapshot.caches().map_err(ModelFailure::BadPath)?;
+        let mut state = State::new(snapshot.base_doc.clone());
+        state.derived = derived;
+        state.meta = meta;
+        state.doc = state.merged();
+        state.effects = self.state.effects.clone();
+        self.bytes = measure(&state, budget, admit)?;
+        self.start_from(state);
+        Ok(())
+    }
+
+    /// Takes `state` as the model's, its history and traces starting empty.
+    fn start_from(&mut self, state: State) {
+        self.state = state;
+        self.history = Ring::new(HISTORY_CAPACITY);
+        self.history_bytes = 0;
+        self.traces = Ring::new(TRACE_CAPACITY);
+    }
+
+    /// Swaps in the spec an evolution left, keeping the model's values: the written document,
+    /// the derived values whose addresses are still derived, the meta values. `backfill` fills
+    /// absent or null addresses in one ordinary cycle; when the schema changed, every written
+    /// value must still satisfy it; then every derivation and meta value is computed again.
+    /// History and traces start empty. On failure nothing changes.
+    pub fn evolve(&mut self, id: &str, evolved: Evolved, budget: &Budget, admit: Admit) -> Result<(), ModelFailure> {
+        let compiled = match compile(&evolved.spec) {
+            Ok((compiled, _warnings)) => Arc::new(compiled),
+            Err(f) => {
+                let all: Vec<String> = f.errors.iter().map(|e| format!("{}: {}", e.location, e.message)).collect();
+                return Err(ModelFailure::Evolution(format!("Evolved spec failed validation: {}", all.join("; "))));
+            }
+        };
+        let mut state = State::new(self.state.base.clone());
+        state.derived = self
+            .state
+            .derived
+            .iter()
+            .filter(|(p, _)| compiled.derivations.iter().any(|d| d.path.matches(p)))
+            .map(|(p, v)| (p.clone(), v.clone()))
+            .collect();
+        state.meta = self.state.meta.clone();
+        state.effects = self.state.effects.clone();
+        state.doc = state.merged();
+        let mut writes = Vec::new();
+        for (address, value) in evolved.backfill {
+            let path = Path::parse(&address).map_err(|e| ModelFailure::Evolution(format!("backfill: {}", e.0)))?;
+            if path.get(&state.base).is_none_or(Value::is_null) {
+                writes.push((path, value));
+            }
+        }
+        if !writes.is_empty() {
+            cycle::run(&compiled, &mut state, writes, false, budget).map_err(ModelFailure::Cycle)?;
+        }
+        if evolved.touches_schema {
+            let mut leaves = Vec::new();
+            super::snapshot::leaves(&Path::root(), &state.base, &mut leaves);
+            let schema = &compiled.spec.schema;
+            let stranded: Vec<_> =
+                leaves.iter().flat_map(|(p, v)| schema::check_value(schema, p, v, state.meta.get(p))).collect();
+            if !stranded.is_empty() {
+                return Err(ModelFailure::Stranded {
+                    message: format!("Evolution of model '{id}' would strand {} existing value(s)", stranded.len()),
+                    incompatibilities: stranded.into_iter().take(10).collect(),
+                });
+            }
+        }
+        cycle::run(&compiled, &mut state, Vec::new(), true, budget).map_err(ModelFailure::Cycle)?;
+        state.take_journal();
+        self.bytes = measure(&state, budget, admit)?;
+        self.compiled = compiled;
+        self.start_from(state);
+        Ok(())
     }
 
     fn commit(
@@ -289,7 +402,9 @@ impl ModelFailure {
             }
             ModelFailure::Cycle(CycleError::TooLarge(m) | CycleError::Library(m))
             | ModelFailure::BadPath(m)
-            | ModelFailure::StateTooLarge(m) => m.clone(),
+            | ModelFailure::StateTooLarge(m)
+            | ModelFailure::Evolution(m)
+            | ModelFailure::Stranded { message: m, .. } => m.clone(),
             ModelFailure::Cycle(CycleError::Stopped(why)) => why.to_string(),
         }
     }

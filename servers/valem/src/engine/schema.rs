@@ -139,11 +139,17 @@ pub fn seed(root: &Value) -> Value {
 /// Checks a value about to be written at `path` against the effective schema there.
 pub fn check_write(root: &Value, path: &Path, value: &Value, meta: Option<&Map<String, Value>>) -> Vec<Violation> {
     let at = path.to_string();
-    let schema = effective(root, path, meta);
-    if schema.get("readOnly") == Some(&Value::Bool(true)) {
+    if effective(root, path, meta).get("readOnly") == Some(&Value::Bool(true)) {
         return vec![Violation { path: at.clone(), keyword: "readOnly".into(), message: format!("{at} is read-only") }];
     }
-    let mut schema = strip_annotations(schema);
+    check_value(root, path, value, meta)
+}
+
+/// Checks a value already at `path` against the effective schema there, `readOnly` aside: what
+/// an evolution asks of the values a model holds.
+pub fn check_value(root: &Value, path: &Path, value: &Value, meta: Option<&Map<String, Value>>) -> Vec<Violation> {
+    let at = path.to_string();
+    let mut schema = strip_annotations(effective(root, path, meta));
     // Keep the fragment's own `$ref`s resolvable.
     if let (Value::Object(s), Some(defs)) = (&mut schema, root.get("$defs")) {
         s.entry("$defs").or_insert_with(|| defs.clone());

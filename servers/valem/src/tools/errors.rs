@@ -23,6 +23,20 @@ pub enum ModelError {
     Constraint(Vec<ConstraintFailure>),
     TooLarge(String),
     Invalid(String),
+    /// A JSON Patch that does not apply; the message names the operation.
+    InvalidPatch(String),
+    /// An evolution's `expectedVersion` is not the live version.
+    VersionConflict {
+        expected: String,
+        actual: String,
+    },
+    /// A SpecEvolution that does not apply, or leaves an invalid spec.
+    InvalidEvolution(String),
+    /// An evolution whose schema refuses values the model holds: the first ten.
+    Stranded {
+        message: String,
+        incompatibilities: Vec<Violation>,
+    },
     /// The document would pass what one model, or all of them, may hold.
     StateTooLarge(String),
     /// The registry holds as many models as it may.
@@ -54,6 +68,21 @@ impl ModelError {
             ModelError::Constraint(v) => json!({ "error": "Constraint violation", "violations": v }),
             ModelError::TooLarge(m) => json!({ "error": "Value too large", "message": m }),
             ModelError::Invalid(m) => json!({ "error": m }),
+            ModelError::VersionConflict { expected, actual } => json!({
+                "error": "Version conflict",
+                "expected": expected,
+                "actual": actual,
+                "message": format!("the model is at version {actual}, not {expected}: read it again and retry"),
+            }),
+            ModelError::InvalidEvolution(m) => json!({ "error": "Invalid evolution", "message": m }),
+            ModelError::Stranded { message, incompatibilities } => {
+                let list: Vec<Value> =
+                    incompatibilities.iter().map(|v| json!({ "path": v.path, "message": v.message })).collect();
+                json!({ "error": "Incompatible evolution", "message": message, "incompatibilities": list })
+            }
+            ModelError::InvalidPatch(m) => {
+                json!({ "error": "Invalid patch", "message": format!("Invalid patch: {m}") })
+            }
             ModelError::StateTooLarge(m) => json!({ "error": "State too large", "message": m }),
             ModelError::TooMany(m) => json!({ "error": "Too many models", "message": m }),
             ModelError::Stopped(why @ Stopped::TimeUp(_)) => {
@@ -105,13 +134,20 @@ impl JsonSchema for ModelError {
         });
         let finding = strings(&["location", "message"]);
         let mut invalid_spec = list("Invalid spec", "errors", finding.clone());
+        let mut conflict = strings(&["expected", "actual", "message"]);
+        conflict["properties"]["error"] = json!({ "const": "Version conflict" });
+        conflict["required"] = json!(["error", "expected", "actual"]);
+        let mut stranded = list("Incompatible evolution", "incompatibilities", strings(&["path", "message"]));
+        stranded["properties"]["message"] = json!({ "type": "string" });
         invalid_spec["properties"]["warnings"] = json!({ "type": "array", "items": finding });
         schemars::json_schema!({
-            "description": "A failure. `error` names it; schema and constraint violations list what failed, an invalid spec its findings, every other failure says why in `message`.",
+            "description": "A failure. `error` names it; schema and constraint violations list what failed, an invalid spec its findings, a version conflict the expected and actual versions, an incompatible evolution the values it would strand; every other failure says why in `message`.",
             "anyOf": [
                 list("Schema violation", "violations", strings(&["path", "keyword", "message"])),
                 list("Constraint violation", "violations", constraint),
                 invalid_spec,
+                conflict,
+                stranded,
                 {
                     "type": "object",
                     "properties": { "error": { "type": "string" }, "message": { "type": "string" }, "id": { "type": "string" } },
@@ -127,7 +163,7 @@ impl ToolError for ModelError {
         match self {
             ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,
             ModelError::TooLarge(_) | ModelError::StateTooLarge(_) => ErrorKind::TooLarge,
-            ModelError::Constraint(_) => ErrorKind::Conflict,
+            ModelError::Constraint(_) | ModelError::VersionConflict { .. } => ErrorKind::Conflict,
             ModelError::TooMany(_) => ErrorKind::TooMany,
             ModelError::Internal(_) => ErrorKind::Internal,
             _ => ErrorKind::InvalidInput,
@@ -146,6 +182,10 @@ impl From<ModelFailure> for ModelError {
             ModelFailure::Cycle(CycleError::Stopped(why)) => ModelError::Stopped(why),
             ModelFailure::BadPath(m) => ModelError::Invalid(m),
             ModelFailure::StateTooLarge(m) => ModelError::StateTooLarge(m),
+            ModelFailure::Evolution(m) => ModelError::InvalidEvolution(m),
+            ModelFailure::Stranded { message, incompatibilities } => {
+                ModelError::Stranded { message, incompatibilities }
+            }
         }
     }
 }

@@ -1,15 +1,21 @@
 //! The MCP tools (each also a REST route) over the model registry and the authoring substrate.
 
+pub mod audit;
 pub mod authoring;
+pub mod blobs;
 pub mod errors;
 pub mod evaluate;
+pub mod evolving;
 pub mod guidance;
 pub mod models;
+pub mod patching;
 pub mod pool;
 pub mod projection;
 pub mod reading;
 pub mod registry;
+pub mod snapshots;
 pub mod spec_schema;
+pub mod views;
 pub mod writing;
 
 /// The URI of a model's state resource, which subscribers watch.

@@ -12,6 +12,8 @@ use tooltable::Cx;
 
 use super::errors::ModelError;
 use super::pool::Pool;
+use crate::audit::{AuditStore, MemoryAuditStore};
+use crate::blobs::BlobStore;
 use crate::engine::budget::Budget;
 use crate::engine::model::Model;
 use crate::options::Limits;
@@ -21,6 +23,8 @@ pub struct Models {
     limits: Limits,
     budget: Budget,
     pool: Pool,
+    audit: Arc<dyn AuditStore>,
+    blobs: BlobStore,
 }
 
 type Shared = Arc<RwLock<Model>>;
@@ -46,8 +50,31 @@ impl Default for Models {
 }
 
 impl Models {
+    /// The registry, its audit trails kept in memory.
     pub fn new(limits: Limits) -> Models {
-        Models { registry: Mutex::default(), budget: limits.budget(), pool: Pool::new(limits.threads()), limits }
+        let audit = Arc::new(MemoryAuditStore::new(limits.max_audit_records, limits.max_audit_bytes));
+        Models::with_audit(limits, audit)
+    }
+
+    /// The registry, its audit trails kept in `audit`.
+    pub fn with_audit(limits: Limits, audit: Arc<dyn AuditStore>) -> Models {
+        Models {
+            registry: Mutex::default(),
+            budget: limits.budget(),
+            pool: Pool::new(limits.threads()),
+            blobs: BlobStore::new(limits.max_blob_bytes, limits.max_blob_store_bytes),
+            audit,
+            limits,
+        }
+    }
+
+    /// Where the audit trails are kept.
+    pub fn audit(&self) -> &Arc<dyn AuditStore> {
+        &self.audit
+    }
+
+    pub fn blobs(&self) -> &BlobStore {
+        &self.blobs
     }
 
     pub fn limits(&self) -> &Limits {
@@ -150,7 +177,8 @@ impl Models {
         let slot = registry.models.remove(id).ok_or_else(|| ModelError::NotFound(id.to_owned()))?;
         registry.stored -= slot.bytes;
         registry.next_suffix.remove(id);
-        Ok(())
+        drop(registry);
+        self.audit.remove(id).map_err(|e| ModelError::Internal(format!("the audit trail of {id:?} stays: {}", e.0)))
     }
 }
 

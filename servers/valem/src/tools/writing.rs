@@ -1,4 +1,5 @@
-//! `mutate`: one reactive cycle on a model.
+//! `mutate`: one reactive cycle on a model; and what every write shares: the cycle, its audit
+//! record, the notice to the state's subscribers and the result.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -7,7 +8,11 @@ use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
 use super::registry::Models;
-use crate::engine::trace::{ConstraintFailure, Trace};
+use crate::audit;
+use crate::engine::budget::Budget;
+use crate::engine::model::Model;
+use crate::engine::path::Path;
+use crate::engine::trace::{ConstraintFailure, CycleOutcome, Trace};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -39,13 +44,69 @@ pub struct MutationResult {
 /// Writes values at canonical addresses and runs the reactive cycle: dependent derivations
 /// recompute, meta values and constraints re-evaluate, effects are emitted. A schema violation
 /// or a rollback constraint leaves the model unchanged.
-#[operation(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations", open_world = false, destructive = false)]
+#[operation(
+    title = "Mutate",
+    rest = "POST /models/{id}/mutations",
+    body = "mutations",
+    open_world = false,
+    destructive = false
+)]
 pub async fn mutate(cx: &Cx<Models>, args: MutateArgs) -> Result<MutationResult, ModelError> {
     super::shallow(args.mutations.values())?;
     let mutations = args.mutations;
-    let outcome =
-        Models::change(cx, &args.id, move |m, budget, admit| Ok(m.mutate(&mutations, budget, admit)?)).await?;
-    cx.server().resource_updated(&super::state_uri(&args.id));
+    let writes = move |_: &Model, _: &Budget| {
+        mutations
+            .into_iter()
+            .map(|(address, value)| Ok((Path::parse(&address).map_err(|e| ModelError::Invalid(e.0))?, value)))
+            .collect()
+    };
+    write(cx, &args.id, Source::MUTATE, args.include_traces, writes).await
+}
+
+/// Where a write comes from, as the history and the audit trail name it.
+pub struct Source {
+    pub history: &'static str,
+    pub audit: &'static str,
+}
+
+impl Source {
+    pub const MUTATE: Source = Source { history: "mutate", audit: "client" };
+    pub const PATCH: Source = Source { history: "patch", audit: "patch" };
+}
+
+/// Runs the writes `plan` makes of the model `id` as one cycle, alone on that model; a cycle
+/// that writes something is sealed onto the audit trail and told to the state's subscribers.
+/// A plan of no writes changes and records nothing.
+pub async fn write(
+    cx: &Cx<Models>,
+    id: &str,
+    source: Source,
+    include_traces: bool,
+    plan: impl FnOnce(&Model, &Budget) -> Result<Vec<(Path, Value)>, ModelError> + Send + 'static,
+) -> Result<MutationResult, ModelError> {
+    let store = std::sync::Arc::clone(cx.audit());
+    let model_id = id.to_owned();
+    let outcome = Models::change(cx, id, move |m, budget, admit| {
+        let writes = plan(m, budget)?;
+        if writes.is_empty() {
+            return Ok(None);
+        }
+        let outcome = m.write(writes, source.history, budget, admit)?;
+        let mutations = m.history.iter().next_back().map(|h| h.mutations.clone()).unwrap_or_default();
+        let record = audit::record(&model_id, &m.compiled.spec.version, source.audit, &outcome, mutations);
+        store
+            .append(&model_id, record)
+            .map_err(|e| ModelError::Internal(format!("the audit record was not kept: {}", e.0)))?;
+        Ok(Some(outcome))
+    })
+    .await?;
+    let outcome = match outcome {
+        Some(outcome) => {
+            cx.server().resource_updated(&super::state_uri(id));
+            outcome
+        }
+        None => CycleOutcome::default(),
+    };
     Ok(MutationResult {
         success: true,
         mutated_paths: outcome.mutated_paths,
@@ -53,6 +114,6 @@ pub async fn mutate(cx: &Cx<Models>, args: MutateArgs) -> Result<MutationResult,
         meta_updated: outcome.meta_updated,
         flagged_constraints: outcome.flagged,
         dispatched_effects: outcome.dispatched_effects,
-        traces: args.include_traces.then_some(outcome.traces),
+        traces: include_traces.then_some(outcome.traces),
     })
 }

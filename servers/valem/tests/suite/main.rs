@@ -5,14 +5,20 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod audit;
 mod authoring;
+mod blobs;
 mod cycle;
+mod evolution;
 mod examples;
 mod inprocess;
 mod journal;
 mod jsonata_suite;
 mod limits;
 mod load;
+mod patch;
 mod resources;
+mod snapshots;
 mod spec_fuzz;
 mod stdio;
+mod views;

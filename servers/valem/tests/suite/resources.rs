@@ -44,3 +44,25 @@ fn guides_and_examples_are_served() {
     let missing = client.request("resources/read", json!({ "uri": "valem://examples/no-such-example" })).unwrap();
     assert_eq!(missing["error"]["code"], -32002);
 }
+
+/// The two schema resources are the schemas the tools embed: the same properties, the same
+/// definitions (which the tool lifts to its root).
+#[test]
+fn the_schema_resources_are_what_the_tools_embed() {
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).unwrap();
+    let tools = client.request("tools/list", json!({})).unwrap();
+    let tool = |name: &str| {
+        tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone()
+    };
+    for (uri, name, field) in [
+        ("valem://schema/model-spec", "create_model", "spec"),
+        ("valem://schema/spec-evolution", "evolve_spec", "evolution"),
+    ] {
+        let read = client.request("resources/read", json!({ "uri": uri })).unwrap();
+        let served: Value = serde_json::from_str(read["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+        let embedded = tool(name);
+        assert_eq!(embedded["properties"][field]["properties"], served["properties"], "{uri}");
+        assert_eq!(embedded["properties"][field]["required"], served["required"], "{uri}");
+        assert_eq!(embedded["$defs"], served["$defs"], "{uri}");
+    }
+}

@@ -9,7 +9,7 @@
 mod fd;
 mod lines;
 mod output;
-mod partial;
+pub mod partial;
 
 use std::io::BufReader;
 use std::time::Duration;

@@ -145,6 +145,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         self.broadcast(|s| s.resource_updated(uri));
     }
 
+    /// Replaces the key that signs multi-round `requestState`s, while nothing else holds the
+    /// server (right after it is built); false once it is shared.
+    pub fn set_state_key(&mut self, key: StateKey) -> bool {
+        std::sync::Arc::get_mut(&mut self.0).map(|inner| inner.config.state_key = key).is_some()
+    }
+
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
     /// faults; a schema violation is a tool failure.
     pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<CallResult, RpcError> {

@@ -183,13 +183,17 @@ where
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
         }
     };
-    let server = match build(cli.app) {
+    let mut server = match build(cli.app) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    if let Err(e) = shared_state_key(&mut server) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     match cli.command {
         // stdin is read on this thread, the one the client started, and most calls are answered
         // there; the runtime's one worker runs the calls that wait.
@@ -250,6 +254,18 @@ fn with_runtime(builder: &mut Builder, run: impl FnOnce(&tokio::runtime::Runtime
             ExitCode::FAILURE
         }
     }
+}
+
+/// The environment variable whose secret signs multi-round `requestState`s: instances of one
+/// server behind a load balancer are given the same one, so a retry may reach any of them. A
+/// variable, not a flag, so the secret never shows in the process list.
+pub const STATE_KEY_ENV: &str = "TOOLTABLE_STATE_KEY";
+
+fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<(), String> {
+    let Some(secret) = std::env::var_os(STATE_KEY_ENV) else { return Ok(()) };
+    let key = tooltable::StateKey::from_secret(secret.as_encoded_bytes())
+        .ok_or_else(|| format!("{STATE_KEY_ENV} must hold a secret of at least 16 bytes"))?;
+    if server.set_state_key(key) { Ok(()) } else { Err("the server is already shared; cannot change its key".into()) }
 }
 
 async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOptions) -> ExitCode {

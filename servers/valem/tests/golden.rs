@@ -9,6 +9,6 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [worked_example, part2],
+    [worked_example, part2, stateless],
     docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/valem.md")]
 );

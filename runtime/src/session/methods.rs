@@ -83,9 +83,17 @@ fn tools_list<S: Send + Sync + 'static>(
         .iter()
         .map(|e| {
             let mut tool = e.listing.clone();
-            if !structured && let Some(t) = tool.as_object_mut() {
-                t.remove("title");
-                t.remove("outputSchema");
+            if let Some(t) = tool.as_object_mut() {
+                if !structured {
+                    t.remove("title");
+                    t.remove("outputSchema");
+                }
+                // `execution.taskSupport` is the tasks extension of 2026-07-28; a 2025 client reads
+                // it as that revision's experimental tasks, which this server does not speak,
+                // and would refuse to call the tool. Under a handshake every tool runs in place.
+                if !stateless {
+                    t.remove("execution");
+                }
             }
             tool
         })

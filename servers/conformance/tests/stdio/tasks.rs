@@ -156,3 +156,15 @@ fn a_tool_asks_in_rounds_then_becomes_a_task() {
     let task = second["result"]["taskId"].as_str().unwrap().to_owned();
     assert_eq!(c.poll_until(&task, "completed")["result"]["content"][0]["text"], "Hello, Alice!");
 }
+
+#[test]
+fn a_handshake_session_sees_no_task_markers_and_runs_task_tools_in_place() {
+    let mut s = Server::ready(json!({}));
+    s.request(1, "tools/list", json!({}));
+    let listed = s.response(1);
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "failing_job"));
+    assert!(tools.iter().all(|t| t.get("execution").is_none()), "a 2025 client would refuse a task-only tool");
+    let r = s.call(2, "slow_compute", json!({ "seconds": 0 }));
+    assert_eq!(r["result"]["isError"], false, "{r}");
+}

@@ -152,8 +152,10 @@ impl<S: Send + Sync + 'static> Cx<S> {
     /// Asks the transport to close the stream carrying this call now; the client reconnects and
     /// receives the rest of the call's messages there (HTTP SSE polling, SEP-1699). Over stdio,
     /// which has no streams, it does nothing.
+    /// Under revision 2026-07-28 streams are not resumable and a closed stream cancels its
+    /// request, so it does nothing there either.
     pub fn close_stream(&self) {
-        if let Some(scope) = &self.scope {
+        if let Some(scope) = self.scope.as_ref().filter(|s| s.stateless.is_none()) {
             scope.session.close_stream(&scope.request_id);
         }
     }

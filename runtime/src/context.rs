@@ -1,6 +1,7 @@
 //! `Cx`, an operation's way to the world: the server's state, progress, logging, cancellation,
 //! requests to the client, and resource and tool-list changes.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -186,16 +187,12 @@ impl<S: Send + Sync + 'static> Cx<S> {
             return Err(ClientRequestError::NotSupported { capability: q.capability });
         }
         if let Some(task) = scope.task.get() {
-            let asked = questions.iter().map(|(k, q)| (k.clone(), rounds::question(q.method, &q.params(true))));
+            let asked = questions.iter().map(|(k, q)| (k.clone(), q.question()));
             return task.ask(asked.collect()).await;
         }
         match &scope.round {
             Some(round) => {
-                let stateless = true;
-                let asked: Vec<(String, &str, Value)> =
-                    questions.iter().map(|(k, q)| (k.clone(), q.method, q.params(stateless))).collect();
-                let refs: Vec<(String, &str, &Value)> = asked.iter().map(|(k, m, p)| (k.clone(), *m, p)).collect();
-                match round.answers(&refs) {
+                match round.answers(&questions) {
                     Some(answers) => Ok(answers),
                     // The call is stopped and answered `input_required` by the session.
                     None => std::future::pending().await,
@@ -206,7 +203,7 @@ impl<S: Send + Sync + 'static> Cx<S> {
                 let mut answers = Map::new();
                 for (key, q) in questions {
                     let answer =
-                        scope.session.request_client(q.method, q.params(false), Some(&scope.request_id)).await?;
+                        scope.session.request_client(&q.method, q.params(false), Some(&scope.request_id)).await?;
                     answers.insert(key, answer);
                 }
                 Ok(answers)
@@ -281,7 +278,7 @@ impl<S: Send + Sync + 'static> Cx<S> {
 /// One question an operation asks the client: elicitation, sampling or its roots.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputRequest {
-    method: &'static str,
+    method: Cow<'static, str>,
     params: Value,
     /// The client capability it needs, written as a path (`elicitation.form`), or "" for none.
     capability: &'static str,
@@ -292,35 +289,34 @@ impl InputRequest {
     /// before 2025-11-25 do not know the field.
     pub fn elicit_form(message: &str, requested_schema: Value) -> Self {
         let params = json!({ "message": message, "requestedSchema": requested_schema });
-        InputRequest { method: "elicitation/create", params, capability: "elicitation.form" }
+        InputRequest { method: Cow::Borrowed("elicitation/create"), params, capability: "elicitation.form" }
     }
 
     /// `elicitation/create` in URL mode.
     pub fn elicit_url(message: &str, url: &str, elicitation_id: &str) -> Self {
         let params = json!({ "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id });
-        InputRequest { method: "elicitation/create", params, capability: "elicitation.url" }
+        InputRequest { method: Cow::Borrowed("elicitation/create"), params, capability: "elicitation.url" }
     }
 
     /// `sampling/createMessage`; offering the model tools needs `sampling.tools`.
     pub fn create_message(params: Value) -> Self {
         let with_tools = params.get("tools").is_some() || params.get("toolChoice").is_some();
         let capability = if with_tools { "sampling.tools" } else { "sampling" };
-        InputRequest { method: "sampling/createMessage", params, capability }
+        InputRequest { method: Cow::Borrowed("sampling/createMessage"), params, capability }
     }
 
     /// `roots/list`.
     pub fn list_roots() -> Self {
-        InputRequest { method: "roots/list", params: json!({}), capability: "roots" }
+        InputRequest { method: Cow::Borrowed("roots/list"), params: json!({}), capability: "roots" }
     }
 
     fn raw(method: &str, params: Value) -> Self {
-        let method = match method {
-            "elicitation/create" => "elicitation/create",
-            "sampling/createMessage" => "sampling/createMessage",
-            "roots/list" => "roots/list",
-            _ => "unknown",
-        };
-        InputRequest { method, params, capability: "" }
+        InputRequest { method: Cow::Owned(method.to_owned()), params, capability: "" }
+    }
+
+    /// The question as an `input_required` result or a parked task lists it (2026-07-28 params).
+    pub(crate) fn question(&self) -> Value {
+        rounds::question(&self.method, &self.params(true))
     }
 
     /// Whether the client declared what this question needs. An `elicitation` naming no mode has

@@ -53,6 +53,12 @@ async fn needs_sampling(cx: &Cx<()>) -> Result<Value, Error> {
     cx.create_message(params).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
+/// Asks the client with a method of its own naming.
+#[operation]
+async fn custom_question(cx: &Cx<()>) -> Result<Value, Error> {
+    cx.request_client("x/custom", json!({ "q": 1 })).await.map_err(|e| Error::bad_request(e.to_string()))
+}
+
 fn server() -> Server<()> {
     server_with_key(StateKey::random())
 }
@@ -61,7 +67,7 @@ fn server_with_key(key: StateKey) -> Server<()> {
     Server::builder(())
         .info("stateless-test", "1.2.3")
         .state_key(key)
-        .operations(table![greet, two_steps, both_at_once, needs_sampling])
+        .operations(table![greet, two_steps, both_at_once, needs_sampling, custom_question])
         .resource(Resource::new("test://a", "a"), |_, req| async move {
             Ok(vec![ResourceContents::text(&req.uri, "text/plain", "A")])
         })
@@ -369,4 +375,11 @@ async fn a_listen_that_asks_for_nothing_the_server_has_hears_nothing() {
         .add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::CallOutput::Json(json!({}))) }))
         .unwrap();
     assert!(p.quiet_for(Duration::from_millis(50)).await, "no tools/list_changed on a prompts-only listen");
+}
+
+#[tokio::test]
+async fn a_raw_question_keeps_its_method() {
+    let mut p = Peer::connect(&server());
+    let r = ask(&mut p, 1, "tools/call", json!({ "name": "custom_question", "arguments": {} })).await;
+    assert_eq!(r["result"]["inputRequests"]["input-1"], json!({ "method": "x/custom", "params": { "q": 1 } }), "{r}");
 }

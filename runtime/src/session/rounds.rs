@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+use crate::context::InputRequest;
 use crate::jsonrpc::RpcError;
 use crate::request_state::{self, StateKey};
 
@@ -86,15 +87,15 @@ impl Round {
 
     /// The answers to `questions` when all have one; else each unanswered one is recorded for the
     /// `input_required` result and `None` comes back (the operation is then stopped).
-    pub(crate) fn answers(&self, questions: &[(String, &str, &Value)]) -> Option<Map<String, Value>> {
-        let missing: Vec<_> = questions.iter().filter(|(key, ..)| !self.input.answers.contains_key(key)).collect();
+    pub(crate) fn answers(&self, questions: &[(String, InputRequest)]) -> Option<Map<String, Value>> {
+        let missing: Vec<_> = questions.iter().filter(|(key, _)| !self.input.answers.contains_key(key)).collect();
         if missing.is_empty() {
-            return Some(questions.iter().map(|(key, ..)| (key.clone(), self.input.answers[key].clone())).collect());
+            return Some(questions.iter().map(|(key, _)| (key.clone(), self.input.answers[key].clone())).collect());
         }
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
-        for (key, method, params) in missing {
+        for (key, q) in missing {
             if asked.len() < MAX_INPUTS {
-                asked.insert(key.clone(), question(method, params));
+                asked.insert(key.clone(), q.question());
             }
         }
         self.stuck.notify_one();

@@ -114,9 +114,11 @@ impl<S: Send + Sync + 'static> Entry<S> {
         }
         let validator = jsonschema::validator_for(&descriptor.input_schema)
             .map_err(|e| TableError::InvalidSchema { tool: tool(), message: e.to_string() })?;
-        let output_validator = descriptor
-            .mcp_output_schema()
-            .map(|out| jsonschema::validator_for(&out))
+        // The listing holds the MCP outputSchema (success or errors): built once, used for both.
+        let listing = descriptor.to_mcp();
+        let output_validator = listing
+            .get("outputSchema")
+            .map(jsonschema::validator_for)
             .transpose()
             .map_err(|e| TableError::InvalidSchema { tool: tool(), message: format!("outputSchema: {e}") })?;
         wire_names::resolve_route(&mut descriptor)?;
@@ -124,7 +126,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
             true => None,
             false => schema::closed_property_names(&descriptor.input_schema).map(|p| p.keys().cloned().collect()),
         };
-        Ok(Entry { listing: descriptor.to_mcp(), descriptor, validator, output_validator, known_args, handler })
+        Ok(Entry { listing, descriptor, validator, output_validator, known_args, handler })
     }
 
     /// Validates the arguments and runs the tool: arguments that are no object are a protocol

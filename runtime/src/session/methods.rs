@@ -69,12 +69,18 @@ fn str_param<'a>(params: &'a Option<Value>, key: &str) -> Result<&'a str, RpcErr
         .ok_or_else(|| RpcError::invalid_params(format!("params.{key} (a string) is required")))
 }
 
+/// Whether answers carry titles, outputSchema and structuredContent: from 2025-06-18 on, and in
+/// every stateless request (2026-07-28).
+fn structured_output<S: Send + Sync + 'static>(session: &SessionCore<S>, stateless: bool) -> bool {
+    stateless || lifecycle::has_structured_output(lock(&session.state).protocol_version)
+}
+
 fn tools_list<S: Send + Sync + 'static>(
     session: &SessionCore<S>,
     params: &Option<Value>,
     stateless: bool,
 ) -> Result<Value, RpcError> {
-    let structured = stateless || lifecycle::has_structured_output(lock(&session.state).protocol_version);
+    let structured = structured_output(session, stateless);
     let items = session
         .server
         .0
@@ -113,7 +119,7 @@ fn tools_call<S: Send + Sync + 'static>(
     };
     // Taken, not cloned: the arguments can be large and are read only by the call.
     let args = params.as_mut().and_then(Value::as_object_mut).and_then(|p| p.remove("arguments"));
-    let structured = stateless.is_some() || lifecycle::has_structured_output(lock(&session.state).protocol_version);
+    let structured = structured_output(session, stateless.is_some());
     let server = session.server.clone();
     let is_stateless = stateless.is_some();
     // Whether the call runs as a task is the tool's and the request's to say, not the client's
@@ -178,13 +184,13 @@ async fn call_tool<S: Send + Sync + 'static>(
     structured: bool,
     is_stateless: bool,
 ) -> Result<shape::ToolResult, RpcError> {
-    let probe = cx.clone();
+    // Kept only where it is read: a 2025 call, the hot path, clones no context.
+    let probe = is_stateless.then(|| cx.clone());
     let outcome = tool.call(cx, args).await?;
     // 2026-07-28: a call that failed for want of a capability the request did not declare
     // says so as the protocol error that revision defines.
-    if is_stateless
-        && outcome.is_err()
-        && let Some(capability) = probe.missing_capability()
+    if outcome.is_err()
+        && let Some(capability) = probe.as_ref().and_then(Cx::missing_capability)
     {
         return Err(missing_capability(capability));
     }

@@ -98,7 +98,8 @@ pub mod transport {
     pub use crate::operation::BoxFuture;
     pub use crate::resources::match_template;
     pub use crate::session::{
-        HANDSHAKE_VERSIONS, LATEST_VERSION, Outbox, Outgoing, Route, STATELESS_VERSIONS, SUPPORTED_VERSIONS, Session,
+        HANDSHAKE_VERSIONS, LATEST_VERSION, META_PROTOCOL_VERSION, Outbox, Outgoing, Route, STATELESS_VERSIONS,
+        SUPPORTED_VERSIONS, Session,
     };
     pub use crate::table::{Entry, Table};
 }

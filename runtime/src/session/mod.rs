@@ -26,7 +26,7 @@ use crate::server::Server;
 
 pub use lifecycle::{HANDSHAKE_VERSIONS, LATEST_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
 pub(crate) use stateless::RequestMeta;
-pub use stateless::{CacheHint, CacheScope};
+pub use stateless::{CacheHint, CacheScope, PROTOCOL_VERSION as META_PROTOCOL_VERSION};
 
 /// Turns a panic inside `fut` into an `Err` with its message.
 pub(crate) fn catch_panic<F: Future>(fut: F) -> catch_unwind::CatchUnwind<F> {

@@ -13,7 +13,8 @@ use crate::logging::LogLevel;
 use crate::request_state::StateKey;
 use crate::server::ServerInfo;
 
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of a 2026-07-28 request's protocol version.
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 

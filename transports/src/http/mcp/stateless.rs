@@ -11,13 +11,11 @@ use base64::engine::general_purpose::STANDARD;
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
-use tooltable::transport::{STATELESS_VERSIONS, SUPPORTED_VERSIONS};
+use tooltable::transport::{META_PROTOCOL_VERSION as PROTOCOL_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
 
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
 use super::{Answered, VERSION_HEADER, exchange, rpc_error};
-
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// Whether a POST with no session speaks the stateless revision: by its header or its `_meta`.
 pub(super) fn speaks(headers: &HeaderMap, message: &Message) -> bool {
@@ -90,7 +88,8 @@ fn check_headers<S: Send + Sync + 'static>(
     params: &Option<Value>,
 ) -> Result<(), RpcError> {
     let field = |name: &str| params.as_ref().and_then(|p| p.get(name));
-    let version = header(headers, VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
+    let version =
+        header(headers, VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
     if let Some(body_version) = field("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).and_then(Value::as_str)
         && body_version != version
     {

@@ -31,7 +31,7 @@ use tooltable_golden::{BLESS, REGENERATE, docs, replay};
 
 const SESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/bridge");
 const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/bridge.md");
-const ALL: [&str; 10] = [
+const ALL: [&str; 11] = [
     "listing",
     "collision",
     "capabilities",
@@ -42,6 +42,7 @@ const ALL: [&str; 10] = [
     "hub_killed",
     "hub_slow",
     "hub_faults",
+    "stateless",
 ];
 
 /// What one session runs against.
@@ -153,7 +154,7 @@ macro_rules! sessions {
     };
 }
 
-sessions!(listing, collision, capabilities, flows, allow_live, reload, hub_absent, hub_killed, hub_slow, hub_faults);
+sessions!(listing, collision, capabilities, flows, allow_live, reload, hub_absent, hub_killed, hub_slow, hub_faults, stateless);
 
 #[test]
 fn every_session_file_has_a_test() {

@@ -62,7 +62,13 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
                 None => {
                     let fields: Vec<&str> = required.iter().copied().filter(|r| !path_params.contains(r)).collect();
                     let required = !fields.is_empty();
-                    (json!({ "type": "object", "properties": body_properties, "required": fields }), required)
+                    let mut body = json!({ "type": "object", "properties": body_properties, "required": fields });
+                    // The server refuses an argument its schema does not name; the body says so,
+                    // so that a client generated from the document never sends one.
+                    if !tool.allow_unknown_args {
+                        body["additionalProperties"] = json!(false);
+                    }
+                    (body, required)
                 }
             };
             op.insert(

@@ -17,6 +17,7 @@ mod jsonata_suite;
 mod limits;
 mod load;
 mod patch;
+mod postgres_server;
 mod resources;
 mod snapshots;
 mod spec_fuzz;

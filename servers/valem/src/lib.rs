@@ -8,6 +8,7 @@ pub mod engine;
 pub mod options;
 pub mod resources;
 mod server;
+pub mod store;
 pub mod tools;
 
 pub use server::{server, server_with, server_with_audit};

@@ -22,4 +22,5 @@ mod resources;
 mod snapshots;
 mod spec_fuzz;
 mod stdio;
+mod store_postgres;
 mod views;

@@ -11,6 +11,8 @@
 //! `audit(model_id, sequence, record)` (the sealed record as JSON text, PK (model_id, sequence)),
 //! `blobs(id PK, media_type, bytes)`.
 
+pub mod sqlite;
+
 use std::fmt;
 use std::sync::Arc;
 

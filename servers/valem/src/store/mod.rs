@@ -12,6 +12,7 @@
 //! `blobs(id PK, media_type, bytes)`.
 
 pub mod postgres;
+pub mod sqlite;
 
 use std::fmt;
 use std::sync::Arc;

@@ -21,6 +21,8 @@ mod postgres_server;
 mod resources;
 mod snapshots;
 mod spec_fuzz;
+mod sqlite;
 mod stdio;
+mod store;
 mod store_postgres;
 mod views;

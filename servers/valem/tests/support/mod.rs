@@ -6,3 +6,4 @@ pub mod in_process;
 pub mod jsonata_suite;
 pub mod mcp_client;
 pub mod postgres;
+pub mod scratch;

@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use crate::audit::AuditStore;
 use crate::options::{Limits, Options};
+use crate::resources;
 use crate::store::ModelStore;
 use crate::store::sqlite::SqliteStore;
-use crate::resources;
 use crate::tools::registry::Models;
 use crate::tools::{
     audit, authoring, blobs, evaluate, evolving, guidance, models, patching, reading, snapshots, spec_schema, views,

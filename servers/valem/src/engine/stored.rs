@@ -63,7 +63,8 @@ impl Model {
                 bytes: h.bytes,
             })
             .collect();
-        let stored = StoredState { layout: LAYOUT, state: self.state.clone(), history, next_sequence: self.next_sequence };
+        let stored =
+            StoredState { layout: LAYOUT, state: self.state.clone(), history, next_sequence: self.next_sequence };
         StoredModel {
             spec: self.compiled.spec.raw.clone(),
             // A state is plain data: to_value fails only on a non-string map key, and there is none.
@@ -75,10 +76,12 @@ impl Model {
     /// cannot be read.
     pub fn from_stored(stored: &StoredModel) -> Result<Model, String> {
         let (compiled, _warnings) = compile(&stored.spec).map_err(|f| {
-            let first: Vec<String> = f.errors.iter().take(3).map(|e| format!("{}: {}", e.location, e.message)).collect();
+            let first: Vec<String> =
+                f.errors.iter().take(3).map(|e| format!("{}: {}", e.location, e.message)).collect();
             format!("the stored spec no longer compiles ({})", first.join("; "))
         })?;
-        let kept = StoredState::deserialize(&stored.state).map_err(|e| format!("the stored state is unreadable: {e}"))?;
+        let kept =
+            StoredState::deserialize(&stored.state).map_err(|e| format!("the stored state is unreadable: {e}"))?;
         if kept.layout != LAYOUT {
             return Err(format!("the stored state has layout {}, this server reads {LAYOUT}", kept.layout));
         }

@@ -74,7 +74,9 @@ impl SqliteStore {
             .open(dir.join(LOCK))
             .map_err(|e| StoreError::Unavailable(format!("--data {shown} is not a writable directory: {e}")))?;
         lock.try_lock().map_err(|e| match e {
-            TryLockError::WouldBlock => StoreError::Unavailable(format!("--data {shown} is in use by another valem process")),
+            TryLockError::WouldBlock => {
+                StoreError::Unavailable(format!("--data {shown} is in use by another valem process"))
+            }
             TryLockError::Error(e) => StoreError::Unavailable(format!("--data {shown}: cannot lock {LOCK}: {e}")),
         })?;
         let path = dir.join(DATABASE);
@@ -266,8 +268,11 @@ impl ModelStore for SqliteStore {
                     "the blob store would hold more than {max_total} bytes, as much as it may (--max-blob-store-bytes)"
                 )));
             }
-            conn.execute("INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)", params![id, media_type, bytes])
-                .map_err(unavailable("store a blob"))?;
+            conn.execute(
+                "INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)",
+                params![id, media_type, bytes],
+            )
+            .map_err(unavailable("store a blob"))?;
             Ok(())
         })
     }
@@ -301,11 +306,7 @@ impl ModelChange for SqliteChange<'_> {
         load_from(&self.tx.conn, &self.id)?.map(|(m, _)| m).ok_or_else(|| StoreError::NotFound(self.id.clone()))
     }
 
-    fn commit(
-        mut self: Box<Self>,
-        model: &StoredModel,
-        audit: Option<Map<String, Value>>,
-    ) -> Result<u64, StoreError> {
+    fn commit(mut self: Box<Self>, model: &StoredModel, audit: Option<Map<String, Value>>) -> Result<u64, StoreError> {
         let conn = &self.tx.conn;
         let revision = self.revision + 1;
         conn.execute(

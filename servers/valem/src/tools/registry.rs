@@ -169,7 +169,11 @@ impl Models {
     /// of the document it leaves is held to the server's total before it is committed. A
     /// change with an audit record seals it onto the model's trail; with a store, the new
     /// state and the record are written in one transaction before this returns.
-    pub async fn change<T: Send + 'static>(cx: &Cx<Models>, id: &str, change: impl ChangeFn<T>) -> Result<T, ModelError> {
+    pub async fn change<T: Send + 'static>(
+        cx: &Cx<Models>,
+        id: &str,
+        change: impl ChangeFn<T>,
+    ) -> Result<T, ModelError> {
         let shared = cx.find(id).await?;
         let mut model = Arc::clone(&shared).write_owned().await;
         let models = cx.clone();
@@ -184,9 +188,10 @@ impl Models {
                     Outcome::Unchanged(value) => Ok(value),
                     Outcome::Changed(value, record) => {
                         if let Some(record) = record {
-                            models.audit.append(&id, record).map_err(|e| {
-                                ModelError::Internal(format!("the audit record was not kept: {}", e.0))
-                            })?;
+                            models
+                                .audit
+                                .append(&id, record)
+                                .map_err(|e| ModelError::Internal(format!("the audit record was not kept: {}", e.0)))?;
                         }
                         Ok(value)
                     }

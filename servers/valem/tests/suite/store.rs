@@ -203,7 +203,10 @@ pub fn a_failed_commit_changes_nothing(open: Open) {
     let patch = json!({ "id": "f", "patch": [{ "op": "replace", "path": "/n", "value": 3 }] });
     assert_eq!(call(&s, "patch_model", patch).unwrap_err()["error"], "Store error");
     let evolution = json!({ "expectedVersion": "1.0.0", "newVersion": "2.0.0" });
-    assert_eq!(call(&s, "evolve_spec", json!({ "id": "f", "evolution": evolution })).unwrap_err()["error"], "Store error");
+    assert_eq!(
+        call(&s, "evolve_spec", json!({ "id": "f", "evolution": evolution })).unwrap_err()["error"],
+        "Store error"
+    );
     assert_eq!(state(&s, "f"), kept);
     assert_eq!(call(&s, "get_history", json!({ "id": "f" })).unwrap(), history);
     assert_eq!(call(&s, "get_model_info", json!({ "id": "f" })).unwrap()["version"], "1.0.0");
@@ -227,7 +230,10 @@ pub fn a_failed_commit_changes_nothing(open: Open) {
 /// A change made to a stored audit row outside the server.
 pub enum Tamper {
     /// Replaces the record text of `sequence`.
-    Set { sequence: u64, record: String },
+    Set {
+        sequence: u64,
+        record: String,
+    },
     /// Exchanges the records of two sequences.
     Swap(u64, u64),
     Delete(u64),
@@ -254,9 +260,7 @@ pub fn tampering_with_the_stored_trail_is_found(
             }
         }
     }
-    let broken = |checked: u64, sequence: Value, detail: &str| {
-        json!({ "valid": false, "recordsChecked": checked, "firstBrokenSequence": sequence, "detail": detail })
-    };
+    let broken = |checked: u64, sequence: Value, detail: &str| json!({ "valid": false, "recordsChecked": checked, "firstBrokenSequence": sequence, "detail": detail });
     let mut record: Value = serde_json::from_str(&read("edited", 2)).unwrap();
     record["mutations"]["$.n"] = json!(20);
     edit("edited", Tamper::Set { sequence: 2, record: record.to_string() });

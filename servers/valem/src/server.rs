@@ -12,6 +12,7 @@ use crate::audit::AuditStore;
 use crate::options::{Limits, Options};
 use crate::resources;
 use crate::store::ModelStore;
+use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
 use crate::tools::registry::Models;
 use crate::tools::{
@@ -42,12 +43,17 @@ pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Serv
     server_on(Models::durable(limits, store))
 }
 
-/// The server `options` describe: durable under `--data DIR`, else in memory.
+/// The server `options` describe: durable under `--data DIR` or `--database URL`, else in
+/// memory.
 pub fn server_from(options: Options) -> Result<Server<Models>, Box<dyn std::error::Error>> {
     let busy_timeout = options.store_busy_timeout();
-    Ok(match &options.data {
-        Some(dir) => server_durable(options.limits, Arc::new(SqliteStore::open(dir, busy_timeout)?))?,
-        None => server_with(options.limits)?,
+    Ok(match (&options.data, &options.database.url) {
+        (Some(dir), _) => server_durable(options.limits, Arc::new(SqliteStore::open(dir, busy_timeout)?))?,
+        (None, Some(url)) => {
+            let store = PostgresStore::open(&url.0, options.database.options())?;
+            server_durable(options.limits, Arc::new(store))?
+        }
+        (None, None) => server_with(options.limits)?,
     })
 }
 

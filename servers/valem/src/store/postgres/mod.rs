@@ -90,7 +90,10 @@ pub struct PostgresStore {
 fn describe_error(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => format!("{} {}: {}", db.severity(), db.code().code(), db.message()),
-        None => e.to_string(),
+        None => match std::error::Error::source(e) {
+            Some(cause) if !e.to_string().contains(&cause.to_string()) => format!("{e}: {cause}"),
+            _ => e.to_string(),
+        },
     }
 }
 

@@ -40,7 +40,17 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
 
 /// The server as a cache of `store`: models, audit trails and blobs outlive the process.
 pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Server<Models>, TableError> {
-    server_on(Models::durable(limits, store))
+    let server = server_on(Models::durable(limits, Arc::clone(&store)))?;
+    // Subscribers hear of the commits other instances make too (the copy cached here is
+    // reloaded by its revision at its next use). The handle is weak: the store the server
+    // holds keeps this callback.
+    let weak = server.downgrade();
+    store.watch(Arc::new(move |id: &str| {
+        if let Some(server) = weak.upgrade() {
+            server.resource_updated(&crate::tools::state_uri(id));
+        }
+    }));
+    Ok(server)
 }
 
 /// The server `options` describe: durable under `--data DIR` or `--database URL`, else in

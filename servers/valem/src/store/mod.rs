@@ -15,11 +15,10 @@ pub mod postgres;
 pub mod sqlite;
 
 use std::fmt;
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-
-use crate::audit::Trail;
 
 /// A model as the store keeps it: its spec as the client wrote it, and its state (document,
 /// derived and meta caches, effect memory, history with its undo journals), both JSON.
@@ -94,10 +93,14 @@ pub trait ModelStore: Send + Sync {
     /// Removes the model `id` with its audit trail; `false` when there was none.
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
 
-    /// The audit trail of `id`, oldest record first, from `GENESIS` (a durable trail keeps
-    /// every record). A record that cannot be read as JSON is given as its text, so that
-    /// `verify` names it.
-    fn trail(&self, id: &str) -> Result<Trail, StoreError>;
+    /// The sequence of the newest record of the audit trail of `id`; 0 when it has none.
+    fn last_sequence(&self, id: &str) -> Result<u64, StoreError>;
+
+    /// The records of the audit trail of `id` stored under a sequence within `sequences`,
+    /// oldest first (a durable trail keeps every record, from `GENESIS`; it is read a page at
+    /// a time). A record that cannot be read as JSON is given as its text, so that
+    /// `verify_audit` names it.
+    fn records(&self, id: &str, sequences: Range<u64>) -> Result<Vec<Value>, StoreError>;
 
     /// Keeps a blob under `id` (the same id again changes nothing); `StoreError::Full` when it
     /// is new and the blobs together would then hold more than `max_total` bytes.

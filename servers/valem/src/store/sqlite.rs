@@ -4,6 +4,7 @@
 //! `BEGIN IMMEDIATE` transaction, and reads run side by side on their own connections.
 
 use std::fs::{File, OpenOptions, TryLockError};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -12,7 +13,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde_json::{Map, Value};
 
 use super::{ModelChange, ModelStore, StoreError, StoredBlob, StoredModel};
-use crate::audit::{GENESIS, Trail, seal};
+use crate::audit::{GENESIS, seal};
 
 /// The database file under the data directory.
 pub const DATABASE: &str = "valem.db";
@@ -115,6 +116,11 @@ impl SqliteStore {
         tx.commit()?;
         Ok(value)
     }
+}
+
+/// A sequence as SQLite's signed integer (past its range: its largest).
+fn sql_int(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn connect(path: &Path, busy_timeout: Duration, flags: OpenFlags) -> Result<Connection, StoreError> {
@@ -237,18 +243,31 @@ impl ModelStore for SqliteStore {
         })
     }
 
-    fn trail(&self, id: &str) -> Result<Trail, StoreError> {
+    fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
+        self.read(|conn| {
+            conn.query_row("SELECT coalesce(max(sequence), 0) FROM audit WHERE model_id = ?1", [id], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+            .map_err(unavailable("read a trail"))
+        })
+    }
+
+    fn records(&self, id: &str, sequences: Range<u64>) -> Result<Vec<Value>, StoreError> {
         self.read(|conn| {
             let mut statement = conn
-                .prepare_cached("SELECT record FROM audit WHERE model_id = ?1 ORDER BY sequence")
+                .prepare_cached(
+                    "SELECT record FROM audit WHERE model_id = ?1 AND sequence >= ?2 AND sequence < ?3 ORDER BY sequence",
+                )
                 .map_err(unavailable("read a trail"))?;
-            let rows = statement.query_map([id], |r| r.get::<_, String>(0)).map_err(unavailable("read a trail"))?;
+            let (from, to) = (sql_int(sequences.start), sql_int(sequences.end));
+            let rows = statement.query_map(params![id, from, to], |r| r.get::<_, String>(0)).map_err(unavailable("read a trail"))?;
             let mut records = Vec::new();
             for row in rows {
                 let text = row.map_err(unavailable("read a trail"))?;
                 records.push(serde_json::from_str(&text).unwrap_or(Value::String(text)));
             }
-            Ok(Trail { anchor: GENESIS.into(), records })
+            Ok(records)
         })
     }
 

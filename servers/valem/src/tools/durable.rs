@@ -6,10 +6,12 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
 use tokio::sync::OwnedRwLockWriteGuard;
 
 use super::errors::ModelError;
 use super::registry::{ChangeFn, Models, Outcome, Shared, not_found, too_many};
+use crate::audit::{GENESIS, Verification, verify_from};
 use crate::engine::budget::Budget;
 use crate::engine::model::Model;
 use crate::store::{ModelStore, StoreError};
@@ -150,4 +152,46 @@ impl Models {
         registry.cache(&id, model, 1);
         Ok(id)
     }
+}
+
+/// Records of a stored trail read at once.
+const TRAIL_PAGE: u64 = 1_000;
+
+/// Up to `limit` records of the stored trail of `id` that `keep` accepts, newest first, read a
+/// page at a time from the newest.
+pub(super) fn newest(
+    store: &dyn ModelStore,
+    id: &str,
+    limit: usize,
+    keep: impl Fn(&Value) -> bool,
+) -> Result<Vec<Value>, ModelError> {
+    let mut out = Vec::new();
+    let mut end = store.last_sequence(id)?.saturating_add(1);
+    while end > 1 && out.len() < limit {
+        let start = end.saturating_sub(TRAIL_PAGE).max(1);
+        let page = store.records(id, start..end)?;
+        out.extend(page.into_iter().rev().filter(|r| keep(r)).take(limit - out.len()));
+        end = start;
+    }
+    Ok(out)
+}
+
+/// `verify_audit` of the stored trail of `id`, read a page at a time from the oldest.
+pub(super) fn verify(store: &dyn ModelStore, id: &str) -> Result<Verification, ModelError> {
+    let last = store.last_sequence(id)?;
+    let (mut anchor, mut checked, mut start) = (GENESIS.to_owned(), 0, 1);
+    while start <= last {
+        let end = start.saturating_add(TRAIL_PAGE);
+        let page = store.records(id, start..end)?;
+        let verified = verify_from(&page, &anchor, checked);
+        if !verified.valid {
+            return Ok(verified);
+        }
+        if let Some(hash) = page.last().and_then(|r| r.get("hash")).and_then(Value::as_str) {
+            anchor = hash.to_owned();
+        }
+        checked = verified.records_checked;
+        start = end;
+    }
+    Ok(Verification { valid: true, records_checked: checked, first_broken_sequence: None, detail: "ok".into() })
 }

@@ -15,7 +15,7 @@ use tooltable::Cx;
 
 use super::errors::ModelError;
 use super::pool::Pool;
-use crate::audit::{AuditStore, MemoryAuditStore, Trail};
+use crate::audit::{AuditStore, MemoryAuditStore, Trail, Verification};
 use crate::blobs::{Blob, BlobStore};
 use crate::engine::budget::Budget;
 use crate::engine::model::Model;
@@ -246,13 +246,33 @@ impl Models {
         self.audit.remove(id).map_err(|e| ModelError::Internal(format!("the audit trail of {id:?} stays: {}", e.0)))
     }
 
-    /// The audit trail of the model `id`, oldest record first.
-    pub async fn trail(&self, id: &str) -> Result<Trail, ModelError> {
+    /// Up to `limit` records of the audit trail of the model `id` that `keep` accepts, newest
+    /// first.
+    pub async fn audit_newest(
+        &self,
+        id: &str,
+        limit: usize,
+        keep: impl Fn(&Value) -> bool + Send + 'static,
+    ) -> Result<Vec<Value>, ModelError> {
         self.read(id, |_| Ok(())).await?;
         if let Some(store) = &self.store {
             let (store, id) = (Arc::clone(store), id.to_owned());
-            return Ok(super::durable::blocking(move || store.trail(&id)).await??);
+            return super::durable::blocking(move || super::durable::newest(store.as_ref(), &id, limit, keep)).await?;
         }
+        Ok(self.memory_trail(id)?.records.into_iter().rev().filter(|r| keep(r)).take(limit).collect())
+    }
+
+    /// `verify_audit` of the model `id`: its whole trail walked in order.
+    pub async fn verify_audit(&self, id: &str) -> Result<Verification, ModelError> {
+        self.read(id, |_| Ok(())).await?;
+        if let Some(store) = &self.store {
+            let (store, id) = (Arc::clone(store), id.to_owned());
+            return super::durable::blocking(move || super::durable::verify(store.as_ref(), &id)).await?;
+        }
+        Ok(self.memory_trail(id)?.verify())
+    }
+
+    fn memory_trail(&self, id: &str) -> Result<Trail, ModelError> {
         self.audit.trail(id).map_err(|e| ModelError::Internal(format!("the audit trail cannot be read: {}", e.0)))
     }
 

@@ -6,10 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Connection, params};
+use serde_json::{Value, json};
+use valem::audit::{GENESIS, seal};
 use valem::store::ModelStore;
 use valem::store::sqlite::{DATABASE, SqliteStore};
 
 use crate::store::{self, Tamper};
+use crate::support::in_process::call;
 use crate::support::scratch::Scratch;
 
 fn opener(dir: &Path) -> impl Fn() -> Arc<dyn ModelStore> + '_ {
@@ -89,4 +92,48 @@ fn a_directory_that_cannot_hold_the_store_is_a_clear_error() {
     assert_eq!(second.to_string(), format!("--data {} is in use by another valem process", fresh.display()));
     drop(first);
     SqliteStore::open(&fresh, Duration::from_secs(1)).unwrap();
+}
+
+/// A trail longer than the pages it is read in: `verify_audit` counts across them and names a
+/// broken record on a later page; `get_audit` reads the newest across them.
+#[test]
+fn a_long_trail_is_read_a_page_at_a_time() {
+    const RECORDS: u64 = 2_500;
+    let dir = Scratch::new("long-trail");
+    let open = opener(dir.path());
+    let server = valem::server_durable(valem::options::Limits::default(), open()).unwrap();
+    call(&server, "create_model", json!({ "spec": { "id": "long", "schema": {} } })).unwrap();
+    let mut db = Connection::open(dir.path().join(DATABASE)).unwrap();
+    let tx = db.transaction().unwrap();
+    let mut prev = GENESIS.to_owned();
+    for sequence in 1..=RECORDS {
+        let Value::Object(content) = json!({ "source": "client", "mutations": { "$.n": sequence } }) else {
+            unreachable!()
+        };
+        let sealed = seal(content, sequence, &prev);
+        prev = sealed["hash"].as_str().unwrap().to_owned();
+        let insert = "INSERT INTO audit (model_id, sequence, record) VALUES ('long', ?1, ?2)";
+        tx.execute(insert, params![sequence as i64, Value::Object(sealed).to_string()]).unwrap();
+    }
+    tx.commit().unwrap();
+    let verified = call(&server, "verify_audit", json!({ "id": "long" })).unwrap();
+    assert_eq!(
+        verified,
+        json!({ "valid": true, "recordsChecked": RECORDS, "firstBrokenSequence": null, "detail": "ok" })
+    );
+    let newest = call(&server, "get_audit", json!({ "id": "long", "limit": 1_600 })).unwrap();
+    let sequences: Vec<u64> = newest.as_array().unwrap().iter().map(|r| r["sequence"].as_u64().unwrap()).collect();
+    assert_eq!(sequences, (RECORDS - 1_599..=RECORDS).rev().collect::<Vec<_>>());
+
+    let set = "UPDATE audit SET record = ?2 WHERE model_id = 'long' AND sequence = ?1";
+    db.execute(set, params![2_200, "{not json"]).unwrap();
+    let verified = call(&server, "verify_audit", json!({ "id": "long" })).unwrap();
+    assert_eq!(verified["detail"], "unreadable audit line at position 2199");
+    assert_eq!(verified["recordsChecked"], 2_200);
+    db.execute("DELETE FROM audit WHERE model_id = 'long' AND sequence = 1500", []).unwrap();
+    let verified = call(&server, "verify_audit", json!({ "id": "long" })).unwrap();
+    assert_eq!(
+        (verified["firstBrokenSequence"].clone(), verified["recordsChecked"].clone()),
+        (json!(1_501), json!(1_500))
+    );
 }

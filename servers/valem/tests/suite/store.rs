@@ -172,8 +172,11 @@ impl ModelStore for Refusing {
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
         self.inner.delete(id)
     }
-    fn trail(&self, id: &str) -> Result<valem::audit::Trail, StoreError> {
-        self.inner.trail(id)
+    fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
+        self.inner.last_sequence(id)
+    }
+    fn records(&self, id: &str, sequences: std::ops::Range<u64>) -> Result<Vec<Value>, StoreError> {
+        self.inner.records(id, sequences)
     }
     fn put_blob(&self, id: &str, media_type: &str, bytes: &[u8], max_total: u64) -> Result<(), StoreError> {
         self.inner.put_blob(id, media_type, bytes, max_total)

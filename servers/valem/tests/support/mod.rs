@@ -6,4 +6,5 @@ pub mod in_process;
 pub mod jsonata_suite;
 pub mod mcp_client;
 pub mod postgres;
+pub mod rest;
 pub mod scratch;

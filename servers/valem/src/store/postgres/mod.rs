@@ -11,6 +11,7 @@ mod pool;
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, Hasher};
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -22,7 +23,7 @@ use serde_json::{Map, Value};
 
 use self::pool::{Pool, Pooled};
 use super::{ModelChange, ModelStore, StoreError, StoredBlob, StoredModel};
-use crate::audit::{GENESIS, Trail, seal};
+use crate::audit::{GENESIS, seal};
 
 /// The channel every commit and deletion is NOTIFYed on.
 const CHANNEL: &str = "valem_commits";
@@ -305,11 +306,20 @@ impl ModelStore for PostgresStore {
         })
     }
 
-    fn trail(&self, id: &str) -> Result<Trail, StoreError> {
+    fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
+        let row = self.row("SELECT max(sequence) FROM audit WHERE model_id = $1", id, "read the trail's end")?;
+        Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)).map_or(0, |n| n as u64))
+    }
+
+    fn records(&self, id: &str, sequences: Range<u64>) -> Result<Vec<Value>, StoreError> {
+        let bound = |n: u64| n.min(i64::MAX as u64) as i64;
         let rows = self
             .pool
             .get()?
-            .query("SELECT record FROM audit WHERE model_id = $1 ORDER BY sequence", &[&id])
+            .query(
+                "SELECT record FROM audit WHERE model_id = $1 AND sequence >= $2 AND sequence < $3 ORDER BY sequence",
+                &[&id, &bound(sequences.start), &bound(sequences.end)],
+            )
             .map_err(unavailable("read a trail"))?;
         let records = rows
             .iter()
@@ -318,7 +328,7 @@ impl ModelStore for PostgresStore {
                 serde_json::from_str(&text).unwrap_or(Value::String(text))
             })
             .collect();
-        Ok(Trail { anchor: GENESIS.into(), records })
+        Ok(records)
     }
 
     fn put_blob(&self, id: &str, media_type: &str, bytes: &[u8], max_total: u64) -> Result<(), StoreError> {

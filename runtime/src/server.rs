@@ -77,6 +77,24 @@ impl<S> Clone for Server<S> {
     }
 }
 
+/// A handle on a [`Server`] that does not keep it alive: for a callback that the server's own
+/// state holds (a store's watcher telling subscribers of changes made elsewhere), which a
+/// `Server` would keep alive forever.
+pub struct WeakServer<S>(Weak<ServerInner<S>>);
+
+impl<S> Server<S> {
+    pub fn downgrade(&self) -> WeakServer<S> {
+        WeakServer(Arc::downgrade(&self.0))
+    }
+}
+
+impl<S> WeakServer<S> {
+    /// The server, while anything else holds it.
+    pub fn upgrade(&self) -> Option<Server<S>> {
+        self.0.upgrade().map(Server)
+    }
+}
+
 /// Builds a [`Server`]: `Server::builder(state).info(name, version).operations(table![..]).build()`.
 pub struct ServerBuilder<S> {
     info: ServerInfo,

@@ -1,11 +1,99 @@
 //! valem's own command-line options: the bounds that keep one process alive and responsive
 //! under any load. Every default is in `docs/architecture.md` ("Limits and defaults").
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::engine::budget::Budget;
+use crate::store::postgres::PostgresOptions;
+
+/// valem's options: where the models are kept, and the bounds of the process.
+#[derive(Args, Debug, Clone)]
+pub struct Options {
+    #[command(flatten)]
+    pub limits: Limits,
+    /// Keep the models, their audit trails and the blobs in DIR (SQLite, `DIR/valem.db`,
+    /// created when absent) so that a restart loses nothing; without it they live in memory.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// How long a write to the store waits for the database's lock, in milliseconds, before it
+    /// fails.
+    #[arg(long, global = true, default_value_t = Options::DEFAULT_BUSY_TIMEOUT_MS)]
+    pub store_busy_timeout_ms: u64,
+    #[command(flatten)]
+    pub database: Database,
+}
+
+/// The PostgreSQL database several instances share (`--database URL`).
+#[derive(Args, Debug, Clone)]
+pub struct Database {
+    /// Keep the models, their audit trails and the blobs in the PostgreSQL database at URL
+    /// (postgres://USER:PASSWORD@HOST:PORT/DATABASE), which several instances may serve at once;
+    /// the environment variable keeps the password off the command line.
+    #[arg(long = "database", global = true, value_name = "URL", env = "VALEM_DATABASE_URL", hide_env_values = true)]
+    #[arg(conflicts_with = "data")]
+    pub url: Option<DatabaseUrl>,
+    /// Connections to the database one instance keeps open at once (besides the one that hears
+    /// the other instances' commits).
+    #[arg(long = "database-pool", global = true, value_name = "N", default_value_t = PostgresOptions::DEFAULT.pool as u16)]
+    #[arg(value_parser = clap::value_parser!(u16).range(1..))]
+    pub pool: u16,
+    /// The longest wait, in milliseconds, to connect to the database, for a free connection and
+    /// for a model another instance is changing; a statement may take twice as long.
+    #[arg(long = "database-timeout-ms", global = true, value_name = "MS", default_value_t = PostgresOptions::DEFAULT.timeout.as_millis() as u64)]
+    pub timeout_ms: u64,
+}
+
+/// A database URL: shown as `postgres://…` only, since it may hold a password.
+#[derive(Clone)]
+pub struct DatabaseUrl(pub String);
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DatabaseUrl(…)")
+    }
+}
+
+impl std::str::FromStr for DatabaseUrl {
+    type Err = std::convert::Infallible;
+    fn from_str(url: &str) -> Result<Self, Self::Err> {
+        Ok(DatabaseUrl(url.to_owned()))
+    }
+}
+
+impl Database {
+    pub fn options(&self) -> PostgresOptions {
+        PostgresOptions { pool: self.pool.into(), timeout: Duration::from_millis(self.timeout_ms) }
+    }
+}
+
+impl Default for Database {
+    fn default() -> Self {
+        let defaults = PostgresOptions::DEFAULT;
+        Database { url: None, pool: defaults.pool as u16, timeout_ms: defaults.timeout.as_millis() as u64 }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            limits: Limits::DEFAULT,
+            data: None,
+            store_busy_timeout_ms: Options::DEFAULT_BUSY_TIMEOUT_MS,
+            database: Database::default(),
+        }
+    }
+}
+
+impl Options {
+    pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 5_000;
+
+    pub fn store_busy_timeout(&self) -> Duration {
+        Duration::from_millis(self.store_busy_timeout_ms)
+    }
+}
 
 /// The bounds of one valem process.
 #[derive(Args, Debug, Clone)]

@@ -9,8 +9,11 @@ use tooltable::{
 use std::sync::Arc;
 
 use crate::audit::AuditStore;
-use crate::options::Limits;
+use crate::options::{Limits, Options};
 use crate::resources;
+use crate::store::ModelStore;
+use crate::store::postgres::PostgresStore;
+use crate::store::sqlite::SqliteStore;
 use crate::tools::registry::Models;
 use crate::tools::{
     audit, authoring, blobs, evaluate, evolving, guidance, models, patching, reading, snapshots, spec_schema, views,
@@ -33,6 +36,35 @@ pub fn server() -> Result<Server<Models>, TableError> {
 
 pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
     server_on(Models::new(limits))
+}
+
+/// The server as a cache of `store`: models, audit trails and blobs outlive the process.
+pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Server<Models>, TableError> {
+    let server = server_on(Models::durable(limits, Arc::clone(&store)))?;
+    // Subscribers hear of the commits other instances make too (the copy cached here is
+    // reloaded by its revision at its next use). The handle is weak: the store the server
+    // holds keeps this callback.
+    let weak = server.downgrade();
+    store.watch(Arc::new(move |id: &str| {
+        if let Some(server) = weak.upgrade() {
+            server.resource_updated(&crate::tools::state_uri(id));
+        }
+    }));
+    Ok(server)
+}
+
+/// The server `options` describe: durable under `--data DIR` or `--database URL`, else in
+/// memory.
+pub fn server_from(options: Options) -> Result<Server<Models>, Box<dyn std::error::Error>> {
+    let busy_timeout = options.store_busy_timeout();
+    Ok(match (&options.data, &options.database.url) {
+        (Some(dir), _) => server_durable(options.limits, Arc::new(SqliteStore::open(dir, busy_timeout)?))?,
+        (None, Some(url)) => {
+            let store = PostgresStore::open(&url.0, options.database.options())?;
+            server_durable(options.limits, Arc::new(store))?
+        }
+        (None, None) => server_with(options.limits)?,
+    })
 }
 
 /// The server, its audit trails kept in `audit`.

@@ -5,7 +5,7 @@
 mod chain;
 mod memory;
 
-pub use chain::{GENESIS, Verification, seal, verify};
+pub use chain::{GENESIS, Verification, seal, verify, verify_from};
 pub use memory::MemoryAuditStore;
 
 use serde_json::{Map, Value, json};

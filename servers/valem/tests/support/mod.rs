@@ -5,3 +5,6 @@ pub mod busy;
 pub mod in_process;
 pub mod jsonata_suite;
 pub mod mcp_client;
+pub mod postgres;
+pub mod rest;
+pub mod scratch;

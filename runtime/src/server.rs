@@ -23,7 +23,7 @@ use crate::resources::{
     read_handler,
 };
 use crate::session::{CacheHint, SessionCore};
-use crate::table::{DynamicTool, Entry, Table, TableError};
+use crate::table::{DynamicHandler, DynamicTool, Entry, Table, TableError};
 use crate::tasks::{TaskStore, Tasks};
 
 /// The name and version a server gives in `initialize`.
@@ -45,11 +45,20 @@ pub struct Config {
     /// Signs the `requestState` of multi-round requests; instances behind one load balancer
     /// share it (default: a key of this process's own).
     pub state_key: StateKey,
+    /// Tools that always run in this process, even when the others are forwarded to a remote
+    /// instance of the server (the standard CLI's `mcp --url`): those that need none of its state.
+    pub local_tools: Vec<String>,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { page_size: 100, result_limit: 50_000, cache: CacheHint::default(), state_key: StateKey::random() }
+        Config {
+            page_size: 100,
+            result_limit: 50_000,
+            cache: CacheHint::default(),
+            state_key: StateKey::random(),
+            local_tools: Vec::new(),
+        }
     }
 }
 
@@ -151,6 +160,18 @@ impl<S: Send + Sync + 'static> Server<S> {
         std::sync::Arc::get_mut(&mut self.0).map(|inner| inner.config.state_key = key).is_some()
     }
 
+    /// Serves the operation `name` with `handler` instead of its own function, keeping its
+    /// descriptor and its place in the listing (how a tool is forwarded to another process that
+    /// serves it), while nothing else holds the server (right after it is built).
+    pub fn replace_handler(&mut self, name: &str, handler: DynamicHandler<S>) -> Result<(), ReplaceError> {
+        let inner = Arc::get_mut(&mut self.0).ok_or(ReplaceError::Shared)?;
+        if inner.table.replace_handler(name, handler) {
+            Ok(())
+        } else {
+            Err(ReplaceError::NoSuchOperation(name.to_owned()))
+        }
+    }
+
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
     /// faults; a schema violation is a tool failure.
     pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<CallResult, RpcError> {
@@ -232,6 +253,26 @@ impl<S> Server<S> {
         self.0.sessions.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+/// Why [`Server::replace_handler`] could not replace a handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplaceError {
+    /// The server is already shared (served, or cloned); handlers are replaced before that.
+    Shared,
+    /// No operation has that name (a dynamic tool is replaced with `add_tool`).
+    NoSuchOperation(String),
+}
+
+impl std::fmt::Display for ReplaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplaceError::Shared => f.write_str("the server is already shared; its handlers can no longer change"),
+            ReplaceError::NoSuchOperation(name) => write!(f, "no operation is named {name:?}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplaceError {}
 
 pub(crate) fn resource_not_found(uri: &str) -> RpcError {
     RpcError::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
@@ -336,6 +377,13 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// then if it still runs (default 1 hour, at least a millisecond).
     pub fn task_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.tasks.ttl = ttl.max(std::time::Duration::from_millis(1));
+        self
+    }
+
+    /// Names tools that always run in this process, even when the others are forwarded to a
+    /// remote instance of the server (see [`Config::local_tools`]).
+    pub fn local_tools<I: IntoIterator<Item = T>, T: Into<String>>(mut self, names: I) -> Self {
+        self.config.local_tools = names.into_iter().map(Into::into).collect();
         self
     }
 

@@ -28,6 +28,7 @@
 mod client;
 mod descriptors;
 mod failure;
+mod mirror;
 pub mod openapi;
 mod request;
 mod schemas;
@@ -42,6 +43,7 @@ use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
 
 pub use client::Token;
 pub use failure::{ForwardError, Reason, RemoteFailure};
+pub use mirror::mirror;
 pub use openapi::{Forwarded, Skipped};
 pub use request::{BodyShape, RouteTemplate};
 

@@ -1,0 +1,35 @@
+//! A server forwarding its own operations to another instance of itself: the descriptors, and
+//! their order in the listing, stay the server's own; only the handlers change. The routes come
+//! from the server's own OpenAPI document, built in process, so nothing is fetched at startup
+//! and the server starts (its local tools working) while the remote is down.
+
+use serde_json::Value;
+use tooltable::Server;
+
+use super::{ForwardError, Options, Remote};
+
+/// Replaces the handler of every operation of `server` that has a REST route, except the
+/// server's [local tools](tooltable::Config::local_tools), by one that forwards the call to that
+/// route at `base_url`. Call it right after the server is built, before it is served or cloned.
+/// Returns the names of the tools now forwarded, in listing order.
+pub fn mirror<S: Send + Sync + 'static>(
+    server: &mut Server<S>,
+    base_url: &str,
+    options: Options,
+) -> Result<Vec<String>, ForwardError> {
+    let descriptors = server.table().descriptors();
+    let document = crate::rest::openapi::document(server.info(), server.instructions(), &descriptors);
+    let own = Value::Array(descriptors.iter().map(|d| d.to_mcp()).collect());
+    let remote = Remote::from_document(base_url, &document, options)?.with_descriptors(own)?;
+    let local = server.config().local_tools.clone();
+    let mut forwarded = Vec::new();
+    for tool in remote.tools::<S>() {
+        let name = tool.descriptor.name;
+        if local.contains(&name) {
+            continue;
+        }
+        server.replace_handler(&name, tool.handler).map_err(ForwardError::Replace)?;
+        forwarded.push(name);
+    }
+    Ok(forwarded)
+}

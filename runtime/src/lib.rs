@@ -84,7 +84,7 @@ pub use outcome::{IntoCallOutput, IntoCallResult};
 pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
 pub use request_state::{StateError, StateKey};
 pub use resources::{Resource, ResourceRequest, ResourceTemplate};
-pub use server::{Config, ReplaceError, Server, ServerBuilder, ServerInfo};
+pub use server::{Config, ReplaceError, Server, ServerBuilder, ServerInfo, SubscriptionObserver};
 pub use session::{CacheHint, CacheScope};
 pub use table::{DynamicHandler, DynamicTool, TableError};
 pub use tasks::{MemoryTaskStore, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport};

@@ -75,7 +75,12 @@ pub(crate) struct ServerInner<S> {
     pub tasks: Tasks,
     sessions: Mutex<HashMap<u64, Weak<SessionCore<S>>>>,
     next_session: AtomicU64,
+    /// Told of every resource a session subscribes to (a forwarding server follows it upstream).
+    subscription_observer: Option<SubscriptionObserver>,
 }
+
+/// What [`Server::observe_subscriptions`] calls with the URI of each subscription a session makes.
+pub type SubscriptionObserver = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// A server: cheap to clone, shared by every session and transport.
 pub struct Server<S>(pub(crate) Arc<ServerInner<S>>);
@@ -147,6 +152,20 @@ impl<S: Send + Sync + 'static> Server<S> {
             self.broadcast(|s| s.tools_changed());
         }
         removed
+    }
+
+    /// Calls `observer` with the URI of every subscription a session makes (`resources/subscribe`,
+    /// or a `subscriptions/listen` watching it), while nothing else holds the server (right after
+    /// it is built); false once it is shared. How a server whose state lives elsewhere subscribes
+    /// there too, and passes the updates on with [`Server::resource_updated`].
+    pub fn observe_subscriptions(&mut self, observer: SubscriptionObserver) -> bool {
+        Arc::get_mut(&mut self.0).map(|inner| inner.subscription_observer = Some(observer)).is_some()
+    }
+
+    pub(crate) fn subscribed(&self, uri: &str) {
+        if let Some(observe) = &self.0.subscription_observer {
+            observe(uri);
+        }
     }
 
     /// Tells every session subscribed to `uri` that the resource changed.
@@ -402,6 +421,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             tasks: self.tasks,
             sessions: Mutex::new(HashMap::new()),
             next_session: AtomicU64::new(1),
+            subscription_observer: None,
         })))
     }
 }

@@ -180,12 +180,16 @@ impl ServeArgs {
 impl RemoteArgs {
     /// Forwards the server's tools when a URL is given; an error says what is wrong, never
     /// quoting the key.
-    fn apply<S: Send + Sync + 'static>(self, server: &mut Server<S>, package: Package) -> Result<(), String> {
+    fn apply<S: Send + Sync + 'static>(
+        self,
+        server: &mut Server<S>,
+        package: Package,
+    ) -> Result<Option<forward::Updates>, String> {
         let key = secret(self.api_key, package, "API_KEY");
         let Some(url) = secret(self.url, package, "URL") else {
             return match key {
                 Some(_) => Err("--api-key is for a remote instance: give its --url too".into()),
-                None => Ok(()),
+                None => Ok(None),
             };
         };
         let mut options = forward::Options::default().timeout(std::time::Duration::from_secs(self.forward_timeout_secs));
@@ -193,7 +197,7 @@ impl RemoteArgs {
             ApiKey::new(&key).map_err(|e| e.to_string())?;
             options = options.bearer_token(key);
         }
-        forward::mirror(server, &url, options).map(drop).map_err(|e| e.to_string())
+        forward::mirror(server, &url, options).map(|mirror| Some(mirror.updates)).map_err(|e| e.to_string())
     }
 }
 
@@ -253,11 +257,17 @@ where
         // stdin is read on this thread, the one the client started, and most calls are answered
         // there; the runtime's one worker runs the calls that wait.
         Command::Mcp { max_line_bytes, max_unread_output, remote } => {
-            if let Err(e) = remote.apply(&mut server, package) {
-                eprintln!("error: {e}");
-                return ExitCode::from(EXIT_USAGE);
-            }
+            let updates = match remote.apply(&mut server, package) {
+                Ok(updates) => updates,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
             with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
+                if let Some(updates) = updates {
+                    rt.spawn(updates.run(server.clone()));
+                }
                 let options = StdioOptions { max_line_bytes, max_unread_output, ..StdioOptions::default() };
                 match serve_stdio(&server, &options, rt.handle()) {
                     Ok(()) => ExitCode::SUCCESS,

@@ -44,8 +44,9 @@ impl Filter {
                 "one listen watches at most {MAX_WATCHED_RESOURCES} resources"
             )));
         }
-        let resources =
+        let resources: BTreeSet<String> =
             uris.into_iter().filter(|uri| session.server.find_resource(uri).is_some()).map(str::to_owned).collect();
+        resources.iter().for_each(|uri| session.server.subscribed(uri));
         Ok(Filter { tools: flag("toolsListChanged"), resources })
     }
 

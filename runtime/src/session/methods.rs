@@ -277,6 +277,8 @@ fn subscription<S: Send + Sync + 'static>(
             return Err(crate::server::resource_not_found(uri));
         }
         state.subscriptions.insert(uri.to_owned());
+        drop(state);
+        session.server.subscribed(uri);
     } else {
         state.subscriptions.remove(uri);
     }

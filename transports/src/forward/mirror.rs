@@ -3,20 +3,33 @@
 //! from the server's own OpenAPI document, built in process, so nothing is fetched at startup
 //! and the server starts (its local tools working) while the remote is down.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use tooltable::Server;
 
+use super::updates::Updates;
 use super::{ForwardError, Options, Remote};
+
+/// What [`mirror`] set up.
+#[derive(Debug)]
+pub struct Mirror {
+    /// The tools now forwarded, in listing order.
+    pub forwarded: Vec<String>,
+    /// The follower of the remote's resource updates, to run once the server is served.
+    pub updates: Updates,
+}
 
 /// Replaces the handler of every operation of `server` that has a REST route, except the
 /// server's [local tools](tooltable::Config::local_tools), by one that forwards the call to that
 /// route at `base_url`. Call it right after the server is built, before it is served or cloned.
-/// Returns the names of the tools now forwarded, in listing order.
+/// Subscriptions made locally are made at the remote too (see [`Updates`]), so updates of its
+/// resources, whoever caused them, reach the local subscribers.
 pub fn mirror<S: Send + Sync + 'static>(
     server: &mut Server<S>,
     base_url: &str,
     options: Options,
-) -> Result<Vec<String>, ForwardError> {
+) -> Result<Mirror, ForwardError> {
     let descriptors = server.table().descriptors();
     let document = crate::rest::openapi::document(server.info(), server.instructions(), &descriptors);
     let own = Value::Array(descriptors.iter().map(|d| d.to_mcp()).collect());
@@ -31,5 +44,9 @@ pub fn mirror<S: Send + Sync + 'static>(
         server.replace_handler(&name, tool.handler).map_err(ForwardError::Replace)?;
         forwarded.push(name);
     }
-    Ok(forwarded)
+    let (observer, updates) = super::updates::follower(Arc::clone(&remote.client));
+    if !server.observe_subscriptions(observer) {
+        return Err(ForwardError::Replace(tooltable::ReplaceError::Shared));
+    }
+    Ok(Mirror { forwarded, updates })
 }

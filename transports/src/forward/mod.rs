@@ -33,6 +33,7 @@ pub mod openapi;
 mod request;
 mod schemas;
 mod tools;
+mod updates;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,7 +44,8 @@ use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
 
 pub use client::Token;
 pub use failure::{ForwardError, Reason, RemoteFailure};
-pub use mirror::mirror;
+pub use mirror::{Mirror, mirror};
+pub use updates::{MAX_FOLLOWED, Updates};
 pub use openapi::{Forwarded, Skipped};
 pub use request::{BodyShape, RouteTemplate};
 

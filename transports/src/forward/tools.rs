@@ -60,7 +60,7 @@ mod tests {
     use tooltable::ErrorKind;
 
     fn answer(status: u16, body: &str) -> Answer {
-        Answer { status, body: Bytes::from(body.to_owned()) }
+        Answer { status, headers: Default::default(), body: Bytes::from(body.to_owned()) }
     }
 
     #[test]

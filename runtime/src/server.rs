@@ -79,8 +79,9 @@ pub(crate) struct ServerInner<S> {
     subscription_observer: Option<SubscriptionObserver>,
 }
 
-/// What [`Server::observe_subscriptions`] calls with the URI of each subscription a session makes.
-pub type SubscriptionObserver = Arc<dyn Fn(&str) + Send + Sync>;
+/// What [`Server::observe_subscriptions`] calls with the URI of each subscription a session makes;
+/// `resources/subscribe` is answered once its future is done.
+pub type SubscriptionObserver = Arc<dyn Fn(String) -> crate::operation::BoxFuture<'static, ()> + Send + Sync>;
 
 /// A server: cheap to clone, shared by every session and transport.
 pub struct Server<S>(pub(crate) Arc<ServerInner<S>>);
@@ -155,17 +156,17 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     /// Calls `observer` with the URI of every subscription a session makes (`resources/subscribe`,
-    /// or a `subscriptions/listen` watching it), while nothing else holds the server (right after
-    /// it is built); false once it is shared. How a server whose state lives elsewhere subscribes
+    /// answered once the observer's future is done, or a `subscriptions/listen` watching it, which
+    /// does not wait), while nothing else holds the server (right after it is built); false once
+    /// it is shared. How a server whose state lives elsewhere subscribes
     /// there too, and passes the updates on with [`Server::resource_updated`].
     pub fn observe_subscriptions(&mut self, observer: SubscriptionObserver) -> bool {
         Arc::get_mut(&mut self.0).map(|inner| inner.subscription_observer = Some(observer)).is_some()
     }
 
-    pub(crate) fn subscribed(&self, uri: &str) {
-        if let Some(observe) = &self.0.subscription_observer {
-            observe(uri);
-        }
+    /// The observer's future for a new subscription, if the server has an observer.
+    pub(crate) fn subscribed(&self, uri: &str) -> Option<crate::operation::BoxFuture<'static, ()>> {
+        self.0.subscription_observer.as_ref().map(|observe| observe(uri.to_owned()))
     }
 
     /// Tells every session subscribed to `uri` that the resource changed.

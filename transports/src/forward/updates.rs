@@ -12,7 +12,7 @@ use http_body_util::BodyExt;
 use hyper::Method;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tooltable::{Server, SubscriptionObserver};
 
 use super::client::Client;
@@ -30,14 +30,24 @@ const LAST_RETRY: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct Updates {
     client: Arc<Client>,
-    wanted: mpsc::UnboundedReceiver<String>,
+    wanted: mpsc::UnboundedReceiver<Wanted>,
 }
 
-/// The observer to give the local server, and the follower that hears what it observed.
+/// A resource to follow, and who waits until it is followed at the remote (or could not be):
+/// dropping the sender is the answer.
+type Wanted = (String, oneshot::Sender<()>);
+
+/// The observer to give the local server, and the follower that hears what it observed. A local
+/// `resources/subscribe` is answered once the remote subscription is made (or has failed), so a
+/// change made right after it is heard of.
 pub(crate) fn follower(client: Arc<Client>) -> (SubscriptionObserver, Updates) {
     let (tell, wanted) = mpsc::unbounded_channel();
-    let observer: SubscriptionObserver = Arc::new(move |uri: &str| {
-        let _ = tell.send(uri.to_owned());
+    let observer: SubscriptionObserver = Arc::new(move |uri: String| {
+        let (done, followed) = oneshot::channel();
+        let _ = tell.send((uri, done));
+        Box::pin(async move {
+            let _ = followed.await;
+        })
     });
     (observer, Updates { client, wanted })
 }
@@ -49,21 +59,30 @@ impl Updates {
     /// Follows the remote until the server's sessions are all gone and no subscription can come.
     pub async fn run<S: Send + Sync + 'static>(mut self, server: Server<S>) {
         let mut followed = BTreeSet::new();
+        let mut waiting = Vec::new();
         let mut retry = FIRST_RETRY;
         loop {
             while followed.is_empty() {
-                match self.wanted.recv().await {
-                    Some(uri) => follow(&mut followed, uri),
-                    None => return,
+                let Some((uri, done)) = self.wanted.recv().await else { return };
+                follow(&mut followed, uri);
+                waiting.push(done);
+            }
+            let ended = self.session(&server, &mut followed, std::mem::take(&mut waiting), &mut retry).await;
+            tracing::warn!("following {}: {ended}; trying again in {retry:?}", self.client.base.url("/mcp"));
+            // While the remote is away, a subscription is recorded for the next session and
+            // answered at once: there is nothing to wait for.
+            let pause = tokio::time::sleep(retry);
+            tokio::pin!(pause);
+            loop {
+                tokio::select! {
+                    () = &mut pause => break,
+                    wanted = self.wanted.recv() => match wanted {
+                        Some((uri, _done)) => follow(&mut followed, uri),
+                        None => return,
+                    },
                 }
             }
-            let ended = self.session(&server, &mut followed, &mut retry).await;
-            tracing::warn!("following {}: {ended}; trying again in {retry:?}", self.client.base.url("/mcp"));
-            tokio::time::sleep(retry).await;
             retry = (retry * 2).min(LAST_RETRY);
-            while let Ok(uri) = self.wanted.try_recv() {
-                follow(&mut followed, uri);
-            }
         }
     }
 
@@ -72,6 +91,7 @@ impl Updates {
         &mut self,
         server: &Server<S>,
         followed: &mut BTreeSet<String>,
+        waiting: Vec<oneshot::Sender<()>>,
         retry: &mut Duration,
     ) -> Ended {
         let initialize = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -100,6 +120,7 @@ impl Updates {
                 return ended;
             }
         }
+        drop(waiting);
         *retry = FIRST_RETRY;
         let mut events = Events::default();
         loop {
@@ -116,14 +137,14 @@ impl Updates {
                     None => return "the event stream ended".into(),
                 },
                 wanted = self.wanted.recv() => match wanted {
-                    Some(uri) if !followed.contains(&uri) && followed.len() < MAX_FOLLOWED => {
-                        if let Err(ended) = self.subscribe(&uri, &headers).await {
-                            follow(followed, uri);
+                    Some((uri, _done)) if !followed.contains(&uri) && followed.len() < MAX_FOLLOWED => {
+                        let subscribed = self.subscribe(&uri, &headers).await;
+                        follow(followed, uri);
+                        if let Err(ended) = subscribed {
                             return ended;
                         }
-                        follow(followed, uri);
                     }
-                    Some(uri) => follow(followed, uri),
+                    Some((uri, _done)) => follow(followed, uri),
                     None => return "the server closed".into(),
                 },
             }

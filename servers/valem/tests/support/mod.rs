@@ -5,3 +5,4 @@ pub mod busy;
 pub mod in_process;
 pub mod jsonata_suite;
 pub mod mcp_client;
+pub mod served;

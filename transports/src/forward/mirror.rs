@@ -34,15 +34,19 @@ pub fn mirror<S: Send + Sync + 'static>(
     let document = crate::rest::openapi::document(server.info(), server.instructions(), &descriptors);
     let own = Value::Array(descriptors.iter().map(|d| d.to_mcp()).collect());
     let remote = Remote::from_document(base_url, &document, options)?.with_descriptors(own)?;
-    let local = server.config().local_tools.clone();
+    let local = &server.config().local_tools;
+    let mut tools: std::collections::HashMap<String, _> = remote
+        .tools::<S>()
+        .into_iter()
+        .filter(|t| !local.contains(&t.descriptor.name))
+        .map(|t| (t.descriptor.name, t.handler))
+        .collect();
     let mut forwarded = Vec::new();
-    for tool in remote.tools::<S>() {
-        let name = tool.descriptor.name;
-        if local.contains(&name) {
-            continue;
+    for name in descriptors.into_iter().map(|d| d.name) {
+        if let Some(handler) = tools.remove(&name) {
+            server.replace_handler(&name, handler).map_err(ForwardError::Replace)?;
+            forwarded.push(name);
         }
-        server.replace_handler(&name, tool.handler).map_err(ForwardError::Replace)?;
-        forwarded.push(name);
     }
     let (observer, updates) = super::updates::follower(Arc::clone(&remote.client));
     if !server.observe_subscriptions(observer) {

@@ -54,6 +54,7 @@ fn routes() -> Vec<(&'static str, &'static str, Option<Value>)> {
 
 #[test]
 fn every_route_but_health_needs_the_key_and_the_key_is_never_shown() {
+    // By flag here, by VALEM_API_KEY in the test below.
     let served = Served::start(crate::valem(), &["--api-key", KEY]);
     let mut seen = String::new();
     let (status, answer) = exchange(&served.url, "GET", "/health", None, None);
@@ -118,6 +119,14 @@ fn every_route_but_health_needs_the_key_and_the_key_is_never_shown() {
     assert!(!seen.contains("Kx9 remote api key"));
     seen.push_str(&served.printed());
     assert!(!seen.contains(KEY), "the key was shown:\n{seen}");
+}
+
+#[test]
+fn the_key_may_come_from_the_environment() {
+    let served = Served::start_with(crate::valem(), &[], &[("VALEM_API_KEY", KEY)]);
+    assert_eq!(exchange(&served.url, "GET", "/models", None, None).0, 401);
+    assert_eq!(exchange(&served.url, "GET", "/models", Some(&format!("Bearer {KEY}")), None).0, 200);
+    assert!(!served.printed().contains(KEY));
 }
 
 /// Runs remote mode on a script of messages (stdin closed after it, the process then exits).

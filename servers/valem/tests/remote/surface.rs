@@ -40,12 +40,11 @@ fn calls() -> Vec<(&'static str, Value)> {
         "id": "order", "version": "1",
         "schema": { "type": "object", "properties": { "qty": { "type": "integer", "minimum": 0 }, "price": { "type": "number" } } },
         "derivations": [{ "path": "$.total", "expr": "price * qty" }],
-        "defaultValues": { "qty": 1, "price": 2.5 },
     });
     vec![
         ("create_model", json!({ "spec": spec })),
-        ("create_model", json!({ "spec": { "id": "bad", "derivations": [{ "path": "$.x", "expr": "((" }] } })),
-        ("mutate", json!({ "id": "order", "mutations": { "$.qty": 4 } })),
+        ("create_model", json!({ "spec": { "id": "bad", "schema": {}, "derivations": [{ "path": "$.x", "expr": "((" }] } })),
+        ("mutate", json!({ "id": "order", "mutations": { "$.qty": 4, "$.price": 2.5 } })),
         ("mutate", json!({ "id": "order", "mutations": { "$.qty": -1 } })),
         ("mutate", json!({ "id": "order", "mutations": { "$.qty": "four" } })),
         ("get_state", json!({ "id": "order" })),
@@ -53,7 +52,7 @@ fn calls() -> Vec<(&'static str, Value)> {
         ("get_field", json!({ "id": "order", "path": "$.total" })),
         ("get_field", json!({ "id": "order", "path": "$.nothing" })),
         ("patch_model", json!({ "id": "order", "patch": [{ "op": "replace", "path": "/price", "value": 3 }] })),
-        ("evolve_spec", json!({ "id": "order", "evolution": { "expectedVersion": "0", "version": "2" } })),
+        ("evolve_spec", json!({ "id": "order", "evolution": { "expectedVersion": "0", "newVersion": "2" } })),
         ("get_model_info", json!({ "id": "nobody" })),
         ("list_models", json!({})),
         ("validate_spec", json!({ "spec": { "id": "x" } })),
@@ -67,10 +66,18 @@ fn calls() -> Vec<(&'static str, Value)> {
 fn model_tools_answer_as_the_embedded_server_answers_errors_included() {
     let served = Served::start(crate::valem(), &[]);
     let (mut remote, mut embedded) = (remote(&served), embedded());
+    let mut errors = Vec::new();
     for (tool, arguments) in calls() {
         let params = json!({ "name": tool, "arguments": arguments });
         let expected = result(&mut embedded, "tools/call", params.clone());
         assert_eq!(result(&mut remote, "tools/call", params), expected, "{tool} {arguments}");
+        if expected["isError"] == true {
+            errors.push(expected["structuredContent"]["error"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    // The server's own structured errors crossed the hop, not only the local argument check's.
+    for error in ["Invalid spec", "Schema violation", "Version conflict", "Model not found", "Not found"] {
+        assert!(errors.iter().any(|e| e == error), "no {error:?} among {errors:?}");
     }
 }
 

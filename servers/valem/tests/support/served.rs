@@ -16,9 +16,15 @@ pub struct Served {
 impl Served {
     /// `valem serve --listen 127.0.0.1:0 ARGS..`, once it listens.
     pub fn start(binary: &Path, args: &[&str]) -> Served {
+        Served::start_with(binary, args, &[])
+    }
+
+    /// [`start`](Served::start), with these environment variables set.
+    pub fn start_with(binary: &Path, args: &[&str], env: &[(&str, &str)]) -> Served {
         let mut child = Command::new(binary)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

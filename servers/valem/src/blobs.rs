@@ -33,6 +33,11 @@ pub fn blob_id(bytes: &[u8]) -> String {
     format!("sha256:{hex}")
 }
 
+/// There is no blob `id`.
+pub fn missing(id: &str) -> ModelError {
+    ModelError::Missing(format!("Blob not found: {id}"))
+}
+
 impl BlobStore {
     pub fn new(max_blob: usize, max_total: usize) -> BlobStore {
         BlobStore { blobs: Mutex::default(), max_blob, max_total }
@@ -47,15 +52,20 @@ impl BlobStore {
         self.blobs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Keeps `bytes` under their id; the same bytes stored again cost nothing.
-    pub fn put(&self, bytes: Vec<u8>, media_type: &str) -> Result<String, ModelError> {
-        if bytes.len() > self.max_blob {
+    /// Refuses a blob larger than one may be.
+    pub fn check_size(&self, bytes: usize) -> Result<(), ModelError> {
+        if bytes > self.max_blob {
             return Err(ModelError::TooLarge(format!(
-                "the blob holds {} bytes, more than one blob may (--max-blob-bytes {})",
-                bytes.len(),
+                "the blob holds {bytes} bytes, more than one blob may (--max-blob-bytes {})",
                 self.max_blob
             )));
         }
+        Ok(())
+    }
+
+    /// Keeps `bytes` under their id; the same bytes stored again cost nothing.
+    pub fn put(&self, bytes: Vec<u8>, media_type: &str) -> Result<String, ModelError> {
+        self.check_size(bytes.len())?;
         let id = blob_id(&bytes);
         let mut stored = self.lock();
         if stored.by_id.contains_key(&id) {
@@ -73,7 +83,7 @@ impl BlobStore {
     }
 
     pub fn get(&self, id: &str) -> Result<Blob, ModelError> {
-        self.lock().by_id.get(id).cloned().ok_or_else(|| ModelError::Missing(format!("Blob not found: {id}")))
+        self.lock().by_id.get(id).cloned().ok_or_else(|| missing(id))
     }
 }
 

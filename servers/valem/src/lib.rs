@@ -8,9 +8,10 @@ pub mod engine;
 pub mod options;
 pub mod resources;
 mod server;
+pub mod store;
 pub mod tools;
 
-pub use server::{server, server_with, server_with_audit};
+pub use server::{server, server_durable, server_from, server_with, server_with_audit};
 
 /// Counts what each evaluation allocates, so that its memory budget holds (see `engine/jsonata/meter.rs`).
 #[global_allocator]

@@ -1,9 +1,13 @@
-//! `valem mcp` serves the model tools over stdio; `valem call TOOL 'JSON'` runs one in process.
-//! valem's own options (`--max-models`, `--cycle-timeout-ms`, ...) bound what one process holds
+//! `valem mcp` serves the model tools over stdio; `valem serve` over HTTP; `valem call TOOL
+//! 'JSON'` runs one in process. valem's own options (`--data DIR`, `--max-models`,
+//! `--cycle-timeout-ms`, ...) say where the models are kept and bound what one process holds
 //! and spends.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main_with(tooltable_transports::package!(), |limits: valem::options::Limits| {
-        valem::server_with(limits).map_err(Into::into)
+    tooltable_transports::cli::main_with(tooltable_transports::package!(), |options: valem::options::Options| {
+        let server = valem::server_from(options)?;
+        // Its own line, before `listening on ...`, which hosts parse.
+        eprintln!("{}", server.state().describe_store());
+        Ok(server)
     })
 }

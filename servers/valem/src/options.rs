@@ -1,11 +1,41 @@
 //! valem's own command-line options: the bounds that keep one process alive and responsive
 //! under any load. Every default is in `docs/architecture.md` ("Limits and defaults").
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::engine::budget::Budget;
+
+/// valem's options: where the models are kept, and the bounds of the process.
+#[derive(Args, Debug, Clone)]
+pub struct Options {
+    #[command(flatten)]
+    pub limits: Limits,
+    /// Keep the models, their audit trails and the blobs in DIR (SQLite, `DIR/valem.db`,
+    /// created when absent) so that a restart loses nothing; without it they live in memory.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// How long a write to the store waits for the database's lock, in milliseconds, before it
+    /// fails.
+    #[arg(long, global = true, default_value_t = Options::DEFAULT_BUSY_TIMEOUT_MS)]
+    pub store_busy_timeout_ms: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { limits: Limits::DEFAULT, data: None, store_busy_timeout_ms: Options::DEFAULT_BUSY_TIMEOUT_MS }
+    }
+}
+
+impl Options {
+    pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 5_000;
+
+    pub fn store_busy_timeout(&self) -> Duration {
+        Duration::from_millis(self.store_busy_timeout_ms)
+    }
+}
 
 /// The bounds of one valem process.
 #[derive(Args, Debug, Clone)]

@@ -9,7 +9,9 @@ use tooltable::{
 use std::sync::Arc;
 
 use crate::audit::AuditStore;
-use crate::options::Limits;
+use crate::options::{Limits, Options};
+use crate::store::ModelStore;
+use crate::store::sqlite::SqliteStore;
 use crate::resources;
 use crate::tools::registry::Models;
 use crate::tools::{
@@ -37,6 +39,20 @@ pub fn server() -> Result<Server<Models>, TableError> {
 
 pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
     server_on(Models::new(limits))
+}
+
+/// The server as a cache of `store`: models, audit trails and blobs outlive the process.
+pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Server<Models>, TableError> {
+    server_on(Models::durable(limits, store))
+}
+
+/// The server `options` describe: durable under `--data DIR`, else in memory.
+pub fn server_from(options: Options) -> Result<Server<Models>, Box<dyn std::error::Error>> {
+    let busy_timeout = options.store_busy_timeout();
+    Ok(match &options.data {
+        Some(dir) => server_durable(options.limits, Arc::new(SqliteStore::open(dir, busy_timeout)?))?,
+        None => server_with(options.limits)?,
+    })
 }
 
 /// The server, its audit trails kept in `audit`.

@@ -3,6 +3,7 @@
 //! stays in the history, so an earlier state is rebuilt by undoing the newer cycles. What a
 //! cycle costs to record follows what it changed, not the size of the model.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::limits::size_up_to;
@@ -10,7 +11,7 @@ use super::path::{Path, Seg};
 use super::state::EffectMemory;
 
 /// What was at an address of a JSON document before a write there.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Slot {
     /// This value (a write replaces it, or turns a null into a container).
     Was(Path, Value),
@@ -63,7 +64,7 @@ impl Slot {
 }
 
 /// One change to a model's state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Change {
     Base(Slot),
     Doc(Slot),
@@ -75,7 +76,7 @@ pub enum Change {
 }
 
 /// The changes of one cycle, oldest first.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Journal(pub Vec<Change>);
 
 impl Journal {

@@ -20,6 +20,7 @@ pub mod schema;
 pub mod snapshot;
 pub mod spec;
 pub mod state;
+pub mod stored;
 pub mod testing;
 pub mod trace;
 pub mod view;

@@ -55,7 +55,7 @@ pub struct HistoryEntry {
     pub undo: Arc<Journal>,
     /// What the entry keeps, in bytes of JSON: its journal, mutations and effects.
     #[serde(skip)]
-    bytes: usize,
+    pub(super) bytes: usize,
     #[serde(skip)]
     pub at: DateTime<Utc>,
 }
@@ -92,11 +92,11 @@ pub struct Model {
     pub state: State,
     pub history: Ring<HistoryEntry>,
     pub traces: Ring<Trace>,
-    next_sequence: u64,
+    pub(super) next_sequence: u64,
     /// The size of the document, as last committed.
-    bytes: usize,
+    pub(super) bytes: usize,
     /// The bytes the history entries keep; the oldest go once it passes a document's worth.
-    history_bytes: usize,
+    pub(super) history_bytes: usize,
 }
 
 /// Reads and compiles a spec; `Ok` carries the warnings.

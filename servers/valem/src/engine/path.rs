@@ -223,6 +223,20 @@ fn quoted_key(inner: &str) -> Option<String> {
     (!body.contains(q)).then(|| body.to_owned())
 }
 
+/// An address is stored as its canonical text (`$.items[0].x`).
+impl serde::Serialize for Path {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Path {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Path, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Path::parse(&text).map_err(|e| serde::de::Error::custom(e.0))
+    }
+}
+
 impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("$")?;

@@ -5,19 +5,23 @@
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::journal::{Change, Journal, Slot};
 use super::path::Path;
 
 /// What an effect remembers between cycles, to emit once per trigger rather than on every write.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EffectMemory {
     pub last_key: Option<Value>,
     pub triggered: bool,
 }
 
-#[derive(Debug, Clone, Default)]
+/// Stored as it is (see `engine/stored.rs`), but for the journal, which a committed state has
+/// always handed to its history.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     /// What callers and defaults wrote.
     pub base: Value,
@@ -29,6 +33,7 @@ pub struct State {
     pub meta: IndexMap<Path, Map<String, Value>>,
     pub effects: HashMap<String, EffectMemory>,
     /// The changes since the journal was last taken.
+    #[serde(skip)]
     journal: Journal,
 }
 

@@ -2,7 +2,7 @@
 //! cycle hands back.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::spec::Policy;
@@ -22,7 +22,7 @@ pub struct Trace {
 }
 
 /// A constraint that did not hold.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConstraintFailure {
     pub constraint_id: String,

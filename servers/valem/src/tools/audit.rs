@@ -9,7 +9,7 @@ use tooltable::{Cx, operation};
 use super::errors::ModelError;
 use super::models::ModelId;
 use super::registry::Models;
-use crate::audit::{AuditError, Trail, Verification};
+use crate::audit::Verification;
 
 /// The records `get_audit` returns when no `limit` is given, and the most it returns.
 pub const AUDIT_PAGE: usize = 100;
@@ -43,11 +43,6 @@ fn instant(name: &str, text: &Option<String>) -> Result<Option<DateTime<Utc>>, M
         .transpose()
 }
 
-async fn trail(cx: &Cx<Models>, id: &str) -> Result<Trail, ModelError> {
-    cx.read(id, |_| Ok(())).await?;
-    cx.audit().trail(id).map_err(|AuditError(e)| ModelError::Internal(format!("the audit trail cannot be read: {e}")))
-}
-
 /// The audit trail of a model, newest first: one record per committed write (mutations,
 /// derived addresses, traces, flagged constraint and dispatched effect ids, source, sequence,
 /// hashes). Filter by `pathPrefix` and the `from`/`to` window.
@@ -58,7 +53,7 @@ pub async fn get_audit(cx: &Cx<Models>, args: AuditArgs) -> Result<Vec<Value>, M
         Some(n) if n > 0 => usize::try_from(n).unwrap_or(AUDIT_MAX).min(AUDIT_MAX),
         _ => AUDIT_PAGE,
     };
-    let trail = trail(cx, &args.id).await?;
+    let trail = cx.trail(&args.id).await?;
     let within = |record: &Value| {
         let at = record.get("timestamp").and_then(Value::as_str).and_then(|t| DateTime::parse_from_rfc3339(t).ok());
         let at = at.map(|at| at.with_timezone(&Utc));
@@ -83,5 +78,5 @@ fn touches(record: &Value, prefix: &str) -> bool {
 /// reordered or deleted record is named by its sequence.
 #[operation(title = "Verify audit", read_only, idempotent, rest = "GET /models/{id}/audit/verify", open_world = false)]
 pub async fn verify_audit(cx: &Cx<Models>, args: ModelId) -> Result<Verification, ModelError> {
-    Ok(trail(cx, &args.id).await?.verify())
+    Ok(cx.trail(&args.id).await?.verify())
 }

@@ -43,7 +43,7 @@ pub struct BlobRef {
     destructive = false
 )]
 pub async fn upload_blob(cx: &Cx<Models>, args: UploadArgs) -> Result<BlobRef, ModelError> {
-    let max = cx.blobs().max_blob();
+    let max = cx.max_blob();
     if args.data.len() / 4 * 3 > max.saturating_add(3) {
         return Err(ModelError::TooLarge(format!(
             "the blob is larger than {max} bytes, as much as one blob may hold (--max-blob-bytes)"
@@ -54,7 +54,7 @@ pub async fn upload_blob(cx: &Cx<Models>, args: UploadArgs) -> Result<BlobRef, M
         .map_err(|e| ModelError::Invalid(format!("'data' must be valid base64: {e}")))?;
     let media_type = args.media_type.unwrap_or_else(|| "application/octet-stream".into());
     let size = bytes.len();
-    let blob_id = cx.blobs().put(bytes, &media_type)?;
+    let blob_id = cx.put_blob(bytes, &media_type).await?;
     Ok(BlobRef { blob_id, media_type, bytes: size })
 }
 
@@ -92,7 +92,7 @@ pub async fn download_blob(cx: &Cx<Models>, args: DownloadArgs) -> Result<Downlo
             return Err(ModelError::Missing(format!("Blob '{}' is not referenced by model '{model}'", args.blob_id)));
         }
     }
-    let blob = cx.blobs().get(&args.blob_id)?;
+    let blob = cx.get_blob(&args.blob_id).await?;
     Ok(Download { bytes: blob.bytes.len(), data: STANDARD.encode(&blob.bytes), blob_id: args.blob_id })
 }
 

@@ -43,6 +43,8 @@ pub enum ModelError {
     TooMany(String),
     /// The cycle ran out of time or was cancelled, and was undone.
     Stopped(Stopped),
+    /// The durable store failed: the call changed nothing.
+    Store(String),
     Internal(String),
 }
 
@@ -91,6 +93,7 @@ impl ModelError {
             ModelError::Stopped(why @ Stopped::Cancelled) => {
                 json!({ "error": "Cancelled", "message": why.to_string() })
             }
+            ModelError::Store(m) => json!({ "error": "Store error", "message": m }),
             ModelError::Internal(m) => json!({ "error": "Internal error", "message": m }),
         }
     }
@@ -165,7 +168,7 @@ impl ToolError for ModelError {
             ModelError::TooLarge(_) | ModelError::StateTooLarge(_) => ErrorKind::TooLarge,
             ModelError::Constraint(_) | ModelError::VersionConflict { .. } => ErrorKind::Conflict,
             ModelError::TooMany(_) => ErrorKind::TooMany,
-            ModelError::Internal(_) => ErrorKind::Internal,
+            ModelError::Store(_) | ModelError::Internal(_) => ErrorKind::Internal,
             _ => ErrorKind::InvalidInput,
         }
     }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
-use super::registry::Models;
+use super::registry::{Models, Outcome};
 use super::spec_schema;
 use crate::engine::evolution::{self, DiffError};
 
@@ -48,7 +48,7 @@ pub async fn evolve_spec(cx: &Cx<Models>, args: EvolveArgs) -> Result<Evolved, M
             DiffError::Invalid(m) => ModelError::InvalidEvolution(m),
         })?;
         m.evolve(&id, evolved, budget, admit)?;
-        Ok(m.compiled.spec.version.clone())
+        Ok(Outcome::Changed(m.compiled.spec.version.clone(), None))
     })
     .await?;
     cx.server().resource_updated(&super::state_uri(&args.id));

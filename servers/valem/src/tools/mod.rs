@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod authoring;
 pub mod blobs;
+mod durable;
 pub mod errors;
 pub mod evaluate;
 pub mod evolving;

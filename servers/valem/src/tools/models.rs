@@ -30,7 +30,7 @@ pub struct ListArgs {
 #[operation(title = "List models", read_only, idempotent, rest = "GET /models", open_world = false)]
 pub async fn list_models(cx: &Cx<Models>, args: ListArgs) -> Result<Value, ModelError> {
     let limit = args.limit.unwrap_or(LIST_PAGE).clamp(1, LIST_PAGE);
-    let (mut ids, mut more) = cx.ids(args.cursor.as_deref(), limit);
+    let (mut ids, mut more) = cx.ids(args.cursor.as_deref(), limit).await?;
     let mut chars = 0;
     if let Some(fit) = ids.iter().position(|id| {
         chars += id.len() + 8;
@@ -73,7 +73,7 @@ pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<Mode
     })
     .await??;
     let counts = model.info("");
-    let id = cx.insert(model)?;
+    let id = cx.insert(model).await?;
     Ok(ModelInfo { id, ..counts })
 }
 
@@ -103,6 +103,6 @@ pub struct Deleted {
 /// Deletes a model and its history.
 #[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
-    cx.remove(&args.id)?;
+    cx.remove(&args.id).await?;
     Ok(Deleted { deleted: args.id })
 }

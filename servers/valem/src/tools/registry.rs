@@ -2,21 +2,25 @@
 //! entry and to account for the bytes the models hold; each model has its own lock, so work on
 //! one model never waits for another, and reads of one model run side by side. Work that
 //! evaluates expressions runs on the evaluation pool.
+//!
+//! With a durable store (`serve --data DIR`) the registry is a cache of it: see `durable.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use serde_json::{Map, Value};
 use tokio::sync::RwLock;
 use tooltable::Cx;
 
 use super::errors::ModelError;
 use super::pool::Pool;
-use crate::audit::{AuditStore, MemoryAuditStore};
-use crate::blobs::BlobStore;
+use crate::audit::{AuditStore, MemoryAuditStore, Trail};
+use crate::blobs::{Blob, BlobStore};
 use crate::engine::budget::Budget;
 use crate::engine::model::Model;
 use crate::options::Limits;
+use crate::store::ModelStore;
 
 pub struct Models {
     registry: Mutex<Registry>,
@@ -25,22 +29,45 @@ pub struct Models {
     pool: Pool,
     audit: Arc<dyn AuditStore>,
     blobs: BlobStore,
+    /// Where the models are kept when they outlive the process; `None`: in memory only.
+    pub(super) store: Option<Arc<dyn ModelStore>>,
 }
 
-type Shared = Arc<RwLock<Model>>;
+pub(super) type Shared = Arc<RwLock<Model>>;
 
 #[derive(Default)]
-struct Registry {
-    models: BTreeMap<String, Slot>,
+pub(super) struct Registry {
+    pub(super) models: BTreeMap<String, Slot>,
     /// The next suffix to try per base id, so that a taken id costs no search of the suffixes.
-    next_suffix: HashMap<String, u64>,
+    pub(super) next_suffix: HashMap<String, u64>,
     /// The bytes of every model's document together.
     stored: usize,
 }
 
-struct Slot {
-    model: Shared,
+pub(super) struct Slot {
+    pub(super) model: Shared,
     bytes: usize,
+    /// The store's revision of the model this copy is (0 without a store).
+    pub(super) revision: u64,
+}
+
+/// What a change did: nothing to commit, or a new state to commit with its audit record.
+pub enum Outcome<T> {
+    Unchanged(T),
+    Changed(T, Option<Map<String, Value>>),
+}
+
+/// What a change of a model runs: the model, the budget, and the check of the document's size.
+pub trait ChangeFn<T>:
+    FnOnce(&mut Model, &Budget, &dyn Fn(usize) -> Result<(), String>) -> Result<Outcome<T>, ModelError> + Send + 'static
+{
+}
+
+impl<T, F> ChangeFn<T> for F where
+    F: FnOnce(&mut Model, &Budget, &dyn Fn(usize) -> Result<(), String>) -> Result<Outcome<T>, ModelError>
+        + Send
+        + 'static
+{
 }
 
 impl Default for Models {
@@ -65,16 +92,21 @@ impl Models {
             blobs: BlobStore::new(limits.max_blob_bytes, limits.max_blob_store_bytes),
             audit,
             limits,
+            store: None,
         }
     }
 
-    /// Where the audit trails are kept.
-    pub fn audit(&self) -> &Arc<dyn AuditStore> {
-        &self.audit
+    /// The registry as a cache of `store`: models, trails and blobs are kept there.
+    pub fn durable(limits: Limits, store: Arc<dyn ModelStore>) -> Models {
+        Models { store: Some(store), ..Models::new(limits) }
     }
 
-    pub fn blobs(&self) -> &BlobStore {
-        &self.blobs
+    /// Where the models are kept, for the startup line.
+    pub fn describe_store(&self) -> String {
+        match &self.store {
+            Some(store) => format!("models kept in {}", store.describe()),
+            None => "models kept in memory: a restart loses them (--data DIR keeps them)".into(),
+        }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -87,26 +119,34 @@ impl Models {
     }
 
     /// The registry, locked; a panic elsewhere never leaves it unusable.
-    fn lock(&self) -> MutexGuard<'_, Registry> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Registry> {
         self.registry.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn find(&self, id: &str) -> Result<Shared, ModelError> {
-        self.lock().models.get(id).map(|s| Arc::clone(&s.model)).ok_or_else(|| ModelError::NotFound(id.to_owned()))
+    /// The model `id`: from the registry, or, with a store, as the store holds it now.
+    async fn find(&self, id: &str) -> Result<Shared, ModelError> {
+        match &self.store {
+            None => self.lock().models.get(id).map(|s| Arc::clone(&s.model)).ok_or_else(|| not_found(id)),
+            Some(store) => self.cached(store, id).await,
+        }
     }
 
     /// Up to `limit` ids in alphabetical order, after `after` when given; and whether more follow.
-    pub fn ids(&self, after: Option<&str>, limit: usize) -> (Vec<String>, bool) {
+    pub async fn ids(&self, after: Option<&str>, limit: usize) -> Result<(Vec<String>, bool), ModelError> {
+        if let Some(store) = &self.store {
+            let (store, after) = (Arc::clone(store), after.map(str::to_owned));
+            return Ok(super::durable::blocking(move || store.ids(after.as_deref(), limit)).await??);
+        }
         let registry = self.lock();
         let from = after.map_or(Bound::Unbounded, Bound::Excluded);
         let mut ids = registry.models.range::<str, _>((from, Bound::Unbounded)).map(|(id, _)| id);
         let page: Vec<String> = ids.by_ref().take(limit).cloned().collect();
-        (page, ids.next().is_some())
+        Ok((page, ids.next().is_some()))
     }
 
     /// Runs `read` on the model `id` here, for reads that evaluate nothing.
     pub async fn read<T>(&self, id: &str, read: impl FnOnce(&Model) -> Result<T, ModelError>) -> Result<T, ModelError> {
-        let model = self.find(id)?;
+        let model = self.find(id).await?;
         let model = model.read().await;
         read(&model)
     }
@@ -118,7 +158,7 @@ impl Models {
         id: &str,
         read: impl FnOnce(&Model, &Budget) -> Result<T, ModelError> + Send + 'static,
     ) -> Result<T, ModelError> {
-        let model = cx.find(id)?.read_owned().await;
+        let model = cx.find(id).await?.read_owned().await;
         if !model.has_lazy() {
             return read(&model, &cx.budget);
         }
@@ -126,22 +166,31 @@ impl Models {
     }
 
     /// Runs `change` on the model `id` on the evaluation pool, alone on that model; the size
-    /// of the document it leaves is held to the server's total before it is committed.
-    pub async fn change<T: Send + 'static>(
-        cx: &Cx<Models>,
-        id: &str,
-        change: impl FnOnce(&mut Model, &Budget, &dyn Fn(usize) -> Result<(), String>) -> Result<T, ModelError>
-        + Send
-        + 'static,
-    ) -> Result<T, ModelError> {
-        let shared = cx.find(id)?;
+    /// of the document it leaves is held to the server's total before it is committed. A
+    /// change with an audit record seals it onto the model's trail; with a store, the new
+    /// state and the record are written in one transaction before this returns.
+    pub async fn change<T: Send + 'static>(cx: &Cx<Models>, id: &str, change: impl ChangeFn<T>) -> Result<T, ModelError> {
+        let shared = cx.find(id).await?;
         let mut model = Arc::clone(&shared).write_owned().await;
         let models = cx.clone();
         let id = id.to_owned();
         cx.pool
             .run(cx, &cx.budget, move |budget| {
+                if let Some(store) = &models.store {
+                    return models.change_stored(store.as_ref(), &id, &shared, &mut model, budget, change);
+                }
                 let admit = |bytes: usize| models.lock().resize(&id, &shared, bytes, models.limits.max_stored_bytes);
-                change(&mut model, budget, &admit)
+                match change(&mut model, budget, &admit)? {
+                    Outcome::Unchanged(value) => Ok(value),
+                    Outcome::Changed(value, record) => {
+                        if let Some(record) = record {
+                            models.audit.append(&id, record).map_err(|e| {
+                                ModelError::Internal(format!("the audit record was not kept: {}", e.0))
+                            })?;
+                        }
+                        Ok(value)
+                    }
+                }
             })
             .await?
     }
@@ -159,37 +208,85 @@ impl Models {
         self.lock().room_for(bytes, &self.limits)
     }
 
-    /// Registers a model under its spec's id, or under `id-2`, `id-3`, ... when that is taken.
-    pub fn insert(&self, model: Model) -> Result<String, ModelError> {
+    /// Registers a model under its spec's id, or under `id-2`, `id-3`, ... when that is taken;
+    /// with a store, stored before this returns.
+    pub async fn insert(&self, model: Model) -> Result<String, ModelError> {
+        if let Some(store) = &self.store {
+            return self.insert_stored(store, model).await;
+        }
         let mut registry = self.lock();
         let bytes = model.bytes();
         registry.room_for(bytes, &self.limits)?;
-        let base = model.id().to_owned();
-        let id = registry.free_id(&base);
-        registry.stored += bytes;
-        registry.models.insert(id.clone(), Slot { model: Arc::new(RwLock::new(model)), bytes });
+        let id = registry.free_id(model.id());
+        registry.cache(&id, model, 0);
         Ok(id)
     }
 
-    /// Removes the model `id`; work already running on it finishes on a model no one can reach.
-    pub fn remove(&self, id: &str) -> Result<(), ModelError> {
+    /// Removes the model `id` and its trail; work already running on it finishes on a model no
+    /// one can reach.
+    pub async fn remove(&self, id: &str) -> Result<(), ModelError> {
+        if let Some(store) = &self.store {
+            let (store, owned) = (Arc::clone(store), id.to_owned());
+            if !super::durable::blocking(move || store.delete(&owned)).await?? {
+                return Err(not_found(id));
+            }
+            self.lock().evict(id, None);
+            return Ok(());
+        }
         let mut registry = self.lock();
-        let slot = registry.models.remove(id).ok_or_else(|| ModelError::NotFound(id.to_owned()))?;
+        let slot = registry.models.remove(id).ok_or_else(|| not_found(id))?;
         registry.stored -= slot.bytes;
         registry.next_suffix.remove(id);
         drop(registry);
         self.audit.remove(id).map_err(|e| ModelError::Internal(format!("the audit trail of {id:?} stays: {}", e.0)))
     }
+
+    /// The audit trail of the model `id`, oldest record first.
+    pub async fn trail(&self, id: &str) -> Result<Trail, ModelError> {
+        self.read(id, |_| Ok(())).await?;
+        if let Some(store) = &self.store {
+            let (store, id) = (Arc::clone(store), id.to_owned());
+            return Ok(super::durable::blocking(move || store.trail(&id)).await??);
+        }
+        self.audit.trail(id).map_err(|e| ModelError::Internal(format!("the audit trail cannot be read: {}", e.0)))
+    }
+
+    /// The most bytes one blob may hold.
+    pub fn max_blob(&self) -> usize {
+        self.blobs.max_blob()
+    }
+
+    /// Keeps `bytes` under their id (see `blobs.rs`), in the store when there is one.
+    pub async fn put_blob(&self, bytes: Vec<u8>, media_type: &str) -> Result<String, ModelError> {
+        let Some(store) = &self.store else { return self.blobs.put(bytes, media_type) };
+        self.blobs.check_size(bytes.len())?;
+        let (store, media_type) = (Arc::clone(store), media_type.to_owned());
+        let max_total = self.limits.max_blob_store_bytes as u64;
+        super::durable::blocking(move || {
+            let id = crate::blobs::blob_id(&bytes);
+            store.put_blob(&id, &media_type, &bytes, max_total).map(|()| id)
+        })
+        .await?
+        .map_err(Into::into)
+    }
+
+    pub async fn get_blob(&self, id: &str) -> Result<Blob, ModelError> {
+        let Some(store) = &self.store else { return self.blobs.get(id) };
+        let (store, owned) = (Arc::clone(store), id.to_owned());
+        match super::durable::blocking(move || store.get_blob(&owned)).await?? {
+            Some(blob) => Ok(Blob { media_type: blob.media_type, bytes: blob.bytes.into() }),
+            None => Err(crate::blobs::missing(id)),
+        }
+    }
+}
+
+pub(super) fn not_found(id: &str) -> ModelError {
+    ModelError::NotFound(id.to_owned())
 }
 
 impl Registry {
-    fn room_for(&self, bytes: usize, limits: &Limits) -> Result<(), ModelError> {
-        if self.models.len() >= limits.max_models {
-            return Err(ModelError::TooMany(format!(
-                "the server holds {} models, as many as it may (--max-models); delete one first",
-                self.models.len()
-            )));
-        }
+    pub(super) fn room_for(&self, bytes: usize, limits: &Limits) -> Result<(), ModelError> {
+        too_many(self.models.len(), limits)?;
         if self.stored + bytes > limits.max_stored_bytes {
             return Err(ModelError::StateTooLarge(stored_full(limits.max_stored_bytes)));
         }
@@ -210,9 +307,29 @@ impl Registry {
         id
     }
 
+    /// Holds `model` as `id` at `revision`, in place of any copy held before.
+    pub(super) fn cache(&mut self, id: &str, model: Model, revision: u64) -> Shared {
+        let bytes = model.bytes();
+        let model = Arc::new(RwLock::new(model));
+        let slot = Slot { model: Arc::clone(&model), bytes, revision };
+        if let Some(old) = self.models.insert(id.to_owned(), slot) {
+            self.stored -= old.bytes;
+        }
+        self.stored += bytes;
+        model
+    }
+
+    /// Lets go of the copy of `id` (only when it is still `model`, when given).
+    pub(super) fn evict(&mut self, id: &str, model: Option<&Shared>) {
+        let held = self.models.get(id).is_some_and(|s| model.is_none_or(|m| Arc::ptr_eq(&s.model, m)));
+        if held && let Some(slot) = self.models.remove(id) {
+            self.stored -= slot.bytes;
+        }
+    }
+
     /// Accounts for `model`, still registered as `id`, now holding `bytes`; refused when the
     /// total would pass `max`. A model removed meanwhile counts for nothing.
-    fn resize(&mut self, id: &str, model: &Shared, bytes: usize, max: usize) -> Result<(), String> {
+    pub(super) fn resize(&mut self, id: &str, model: &Shared, bytes: usize, max: usize) -> Result<(), String> {
         let Some(slot) = self.models.get_mut(id).filter(|s| Arc::ptr_eq(&s.model, model)) else { return Ok(()) };
         let stored = self.stored - slot.bytes + bytes;
         if stored > max {
@@ -222,6 +339,16 @@ impl Registry {
         slot.bytes = bytes;
         Ok(())
     }
+}
+
+/// Refuses one more model past `--max-models`.
+pub(super) fn too_many(held: usize, limits: &Limits) -> Result<(), ModelError> {
+    if held >= limits.max_models {
+        return Err(ModelError::TooMany(format!(
+            "the server holds {held} models, as many as it may (--max-models); delete one first"
+        )));
+    }
+    Ok(())
 }
 
 fn stored_full(max: usize) -> String {

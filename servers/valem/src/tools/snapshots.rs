@@ -6,7 +6,7 @@ use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
 use super::models::ModelId;
-use super::registry::Models;
+use super::registry::{Models, Outcome};
 use crate::engine::snapshot::Snapshot;
 
 /// A point-in-time copy of the model's state: the written document (`baseDoc`), each derived
@@ -44,7 +44,11 @@ pub async fn restore(cx: &Cx<Models>, args: RestoreArgs) -> Result<Restored, Mod
     super::shallow([&args.snapshot.base_doc])?;
     super::shallow(args.snapshot.derived_cache.values().chain(args.snapshot.meta_cache.values()))?;
     let copy = args.snapshot;
-    Models::change(cx, &args.id, move |m, budget, admit| Ok(m.restore(&copy, budget, admit)?)).await?;
+    Models::change(cx, &args.id, move |m, budget, admit| {
+        m.restore(&copy, budget, admit)?;
+        Ok(Outcome::Changed((), None))
+    })
+    .await?;
     cx.server().resource_updated(&super::state_uri(&args.id));
     Ok(Restored { restored: true })
 }

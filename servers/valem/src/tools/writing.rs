@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
-use super::registry::Models;
+use super::registry::{Models, Outcome};
 use crate::audit;
 use crate::engine::budget::Budget;
 use crate::engine::model::Model;
@@ -84,20 +84,16 @@ pub async fn write(
     include_traces: bool,
     plan: impl FnOnce(&Model, &Budget) -> Result<Vec<(Path, Value)>, ModelError> + Send + 'static,
 ) -> Result<MutationResult, ModelError> {
-    let store = std::sync::Arc::clone(cx.audit());
     let model_id = id.to_owned();
     let outcome = Models::change(cx, id, move |m, budget, admit| {
         let writes = plan(m, budget)?;
         if writes.is_empty() {
-            return Ok(None);
+            return Ok(Outcome::Unchanged(None));
         }
         let outcome = m.write(writes, source.history, budget, admit)?;
         let mutations = m.history.iter().next_back().map(|h| h.mutations.clone()).unwrap_or_default();
         let record = audit::record(&model_id, &m.compiled.spec.version, source.audit, &outcome, mutations);
-        store
-            .append(&model_id, record)
-            .map_err(|e| ModelError::Internal(format!("the audit record was not kept: {}", e.0)))?;
-        Ok(Some(outcome))
+        Ok(Outcome::Changed(Some(outcome), Some(record)))
     })
     .await?;
     let outcome = match outcome {

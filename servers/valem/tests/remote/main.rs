@@ -5,6 +5,8 @@
 
 #[path = "../support/mcp_client.rs"]
 mod mcp_client;
+#[path = "../support/scratch.rs"]
+mod scratch;
 #[path = "../support/served.rs"]
 mod served;
 

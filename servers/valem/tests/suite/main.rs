@@ -20,5 +20,7 @@ mod patch;
 mod resources;
 mod snapshots;
 mod spec_fuzz;
+mod sqlite;
 mod stdio;
+mod store;
 mod views;

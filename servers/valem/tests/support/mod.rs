@@ -5,4 +5,5 @@ pub mod busy;
 pub mod in_process;
 pub mod jsonata_suite;
 pub mod mcp_client;
+pub mod scratch;
 pub mod served;

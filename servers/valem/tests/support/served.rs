@@ -31,9 +31,17 @@ impl Served {
             .spawn()
             .expect("valem serve starts");
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
+        // Lines before `listening on ...` (where the models are kept) are kept with the rest.
         let mut first = String::new();
-        stderr.read_line(&mut first).expect("valem serve prints its address");
-        let url = first
+        let mut line = String::new();
+        while stderr.read_line(&mut line).expect("valem serve prints its address") > 0 {
+            first.push_str(&line);
+            if line.starts_with("listening on ") {
+                break;
+            }
+            line.clear();
+        }
+        let url = line
             .strip_prefix("listening on ")
             .and_then(|rest| rest.split_whitespace().next())
             .and_then(|mcp| mcp.strip_suffix("/mcp"))

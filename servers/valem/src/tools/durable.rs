@@ -1,0 +1,153 @@
+//! The registry as a cache of a durable store. A model is loaded on first use and kept; before
+//! each use its revision is compared with the store's, so that a commit of another instance is
+//! seen (the copy is loaded again). Every commit is written to the store, in one transaction
+//! with its audit record, before the call is acknowledged; a failed write fails the call and
+//! the cached model is put back as the store holds it.
+
+use std::sync::Arc;
+
+use tokio::sync::OwnedRwLockWriteGuard;
+
+use super::errors::ModelError;
+use super::registry::{ChangeFn, Models, Outcome, Shared, not_found, too_many};
+use crate::engine::budget::Budget;
+use crate::engine::model::Model;
+use crate::store::{ModelStore, StoreError};
+
+impl From<StoreError> for ModelError {
+    fn from(e: StoreError) -> ModelError {
+        match e {
+            StoreError::NotFound(id) => ModelError::NotFound(id),
+            StoreError::Full(m) => ModelError::TooLarge(m),
+            e @ StoreError::Exists(_) => ModelError::Invalid(e.to_string()),
+            StoreError::Corrupt(m) | StoreError::Unavailable(m) => ModelError::Store(m),
+        }
+    }
+}
+
+/// Runs `work` on a blocking thread: the store is never called on the I/O threads.
+pub(super) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ModelError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| ModelError::Internal(format!("the store call failed: {e}")))
+}
+
+fn rebuild(id: &str, stored: &crate::store::StoredModel) -> Result<Model, ModelError> {
+    Model::from_stored(stored).map_err(|e| ModelError::Store(format!("the stored model {id:?} cannot be read: {e}")))
+}
+
+impl Models {
+    /// The copy of `id` at the store's revision: the one held, or loaded now.
+    pub(super) async fn cached(&self, store: &Arc<dyn ModelStore>, id: &str) -> Result<Shared, ModelError> {
+        let (store, owned) = (Arc::clone(store), id.to_owned());
+        let held = self.lock().models.get(id).map(|s| (Arc::clone(&s.model), s.revision));
+        let revision = match &held {
+            Some((_, revision)) => Some(*revision),
+            None => None,
+        };
+        let loaded = blocking(move || -> Result<Option<(Model, u64)>, ModelError> {
+            match store.revision(&owned)? {
+                None => Err(not_found(&owned)),
+                Some(now) if Some(now) == revision => Ok(None),
+                Some(_) => {
+                    let (stored, now) = store.load(&owned)?.ok_or_else(|| not_found(&owned))?;
+                    Ok(Some((rebuild(&owned, &stored)?, now)))
+                }
+            }
+        })
+        .await?;
+        match loaded {
+            Ok(None) => Ok(held.map(|(model, _)| model).ok_or_else(|| not_found(id))?),
+            Ok(Some((model, revision))) => Ok(self.lock().cache(id, model, revision)),
+            Err(e) => {
+                if matches!(e, ModelError::NotFound(_)) {
+                    self.lock().evict(id, None);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// `change` of `model` (the copy `shared` of `id`) committed to `store`, on a blocking
+    /// thread: the store holds the model alone meanwhile; a copy behind the store's revision is
+    /// loaded again first.
+    pub(super) fn change_stored<T>(
+        &self,
+        store: &dyn ModelStore,
+        id: &str,
+        shared: &Shared,
+        model: &mut OwnedRwLockWriteGuard<Model>,
+        budget: &Budget,
+        change: impl ChangeFn<T>,
+    ) -> Result<T, ModelError> {
+        let held = store.begin(id)?;
+        let cached = self.lock().models.get(id).filter(|s| Arc::ptr_eq(&s.model, shared)).map(|s| s.revision);
+        if cached != Some(held.revision()) {
+            **model = rebuild(id, &held.load()?)?;
+            self.settle(id, shared, model, held.revision());
+        }
+        let admit = |bytes: usize| self.lock().resize(id, shared, bytes, self.limits().max_stored_bytes);
+        let (value, record) = match change(model, budget, &admit)? {
+            Outcome::Unchanged(value) => return Ok(value),
+            Outcome::Changed(value, record) => (value, record),
+        };
+        match held.commit(&model.to_stored(), record) {
+            Ok(revision) => {
+                self.settle(id, shared, model, revision);
+                Ok(value)
+            }
+            Err(e) => {
+                // The change is rolled back; the copy goes back to what the store holds.
+                let back = store.load(id).ok().flatten().and_then(|(s, r)| Some((rebuild(id, &s).ok()?, r)));
+                match back {
+                    Some((back, revision)) => {
+                        **model = back;
+                        self.settle(id, shared, model, revision);
+                    }
+                    None => self.lock().evict(id, Some(shared)),
+                }
+                Err(ModelError::Store(format!("the change was not stored, so it is not made: {e}")))
+            }
+        }
+    }
+
+    /// Records that the copy `shared` of `id` is now `model` at `revision`.
+    fn settle(&self, id: &str, shared: &Shared, model: &Model, revision: u64) {
+        let mut registry = self.lock();
+        let _ = registry.resize(id, shared, model.bytes(), usize::MAX);
+        if let Some(slot) = registry.models.get_mut(id).filter(|s| Arc::ptr_eq(&s.model, shared)) {
+            slot.revision = revision;
+        }
+    }
+
+    /// Stores a new model under its spec's id, or the first of `id-2`, `id-3`, ... the store
+    /// does not hold, then holds it.
+    pub(super) async fn insert_stored(&self, store: &Arc<dyn ModelStore>, model: Model) -> Result<String, ModelError> {
+        self.room_for(model.bytes())?;
+        let base = model.id().to_owned();
+        let hint = self.lock().next_suffix.get(&base).copied().unwrap_or(2);
+        let (store, limits) = (Arc::clone(store), self.limits().clone());
+        let (id, next, model) = blocking(move || -> Result<(String, Option<u64>, Model), ModelError> {
+            too_many(store.count()?, &limits)?;
+            let stored = model.to_stored();
+            let mut next = None;
+            let mut id = base.clone();
+            loop {
+                match store.create(&id, &stored) {
+                    Ok(()) => return Ok((id, next, model)),
+                    Err(StoreError::Exists(_)) => {
+                        let n = next.map_or(hint, |n| n + 1);
+                        next = Some(n);
+                        id = format!("{base}-{n}");
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        })
+        .await??;
+        let mut registry = self.lock();
+        if let Some(n) = next {
+            registry.next_suffix.insert(model.id().to_owned(), n + 1);
+        }
+        registry.cache(&id, model, 1);
+        Ok(id)
+    }
+}

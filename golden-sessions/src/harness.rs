@@ -94,6 +94,20 @@ impl Golden {
         panic!("{report}\nIf the new answers are right, record them: {BLESS}=1 cargo test\n");
     }
 
+    /// Replays one session over stdio only, the server started as `bin mcp ARGS.. EXTRA..`: the
+    /// same transcript checked against another way of running the server (one whose state lives
+    /// in a process the test started, say). Panics with a diff as [`check`](Golden::check) does.
+    pub fn check_stdio_with(&self, session: &str, extra: &[String]) {
+        let path = self.path(session);
+        let file = self.load(session).unwrap_or_else(|e| panic!("{e}"));
+        let steps = file.steps();
+        let mut args = self.server_args();
+        args.extend_from_slice(extra);
+        let actual = runtime().block_on(self.run_with(Transport::Stdio, &args, &steps));
+        let report = differences(&path.canonicalize().unwrap_or(path.clone()), &steps, &actual);
+        assert!(report.is_empty(), "over stdio with {extra:?}:\n{report}");
+    }
+
     /// Records a session: runs the file's `→` messages against the server over stdio and writes
     /// what came back as its `←` lines (a script of `→` lines becomes a transcript).
     pub fn record(&self, session: &str) {
@@ -209,12 +223,15 @@ impl Golden {
     }
 
     async fn run(&self, transport: Transport, steps: &[Step]) -> Vec<Vec<Value>> {
-        let args = self.server_args();
+        self.run_with(transport, &self.server_args(), steps).await
+    }
+
+    async fn run_with(&self, transport: Transport, args: &[String], steps: &[Step]) -> Vec<Vec<Value>> {
         let fail = |e: &dyn std::fmt::Display| -> ! { panic!("{} over {transport:?}: {e}", self.bin) };
         let (mut client, _server) = match transport {
-            Transport::Stdio => (Client::Stdio(process::stdio(&self.bin, &args).unwrap_or_else(|e| fail(&e))), None),
+            Transport::Stdio => (Client::Stdio(process::stdio(&self.bin, args).unwrap_or_else(|e| fail(&e))), None),
             Transport::Http => {
-                let (child, client) = process::http(&self.bin, &args).await.unwrap_or_else(|e| fail(&e));
+                let (child, client) = process::http(&self.bin, args).await.unwrap_or_else(|e| fail(&e));
                 (Client::Http(client), Some(child))
             }
         };

@@ -84,9 +84,9 @@ pub use outcome::{IntoCallOutput, IntoCallResult};
 pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
 pub use request_state::{StateError, StateKey};
 pub use resources::{Resource, ResourceRequest, ResourceTemplate};
-pub use server::{Config, Server, ServerBuilder, ServerInfo, WeakServer};
+pub use server::{Config, ReplaceError, Server, ServerBuilder, ServerInfo, SubscriptionObserver, WeakServer};
 pub use session::{CacheHint, CacheScope};
-pub use table::{DynamicTool, TableError};
+pub use table::{DynamicHandler, DynamicTool, TableError};
 pub use tasks::{MemoryTaskStore, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport};
 pub use tooltable_macros::operation;
 

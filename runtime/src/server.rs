@@ -23,7 +23,7 @@ use crate::resources::{
     read_handler,
 };
 use crate::session::{CacheHint, SessionCore};
-use crate::table::{DynamicTool, Entry, Table, TableError};
+use crate::table::{DynamicHandler, DynamicTool, Entry, Table, TableError};
 use crate::tasks::{TaskStore, Tasks};
 
 /// The name and version a server gives in `initialize`.
@@ -45,11 +45,20 @@ pub struct Config {
     /// Signs the `requestState` of multi-round requests; instances behind one load balancer
     /// share it (default: a key of this process's own).
     pub state_key: StateKey,
+    /// Tools that always run in this process, even when the others are forwarded to a remote
+    /// instance of the server (the standard CLI's `mcp --url`): those that need none of its state.
+    pub local_tools: Vec<String>,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { page_size: 100, result_limit: 50_000, cache: CacheHint::default(), state_key: StateKey::random() }
+        Config {
+            page_size: 100,
+            result_limit: 50_000,
+            cache: CacheHint::default(),
+            state_key: StateKey::random(),
+            local_tools: Vec::new(),
+        }
     }
 }
 
@@ -66,7 +75,13 @@ pub(crate) struct ServerInner<S> {
     pub tasks: Tasks,
     sessions: Mutex<HashMap<u64, Weak<SessionCore<S>>>>,
     next_session: AtomicU64,
+    /// Told of every resource a session subscribes to (a forwarding server follows it upstream).
+    subscription_observer: Option<SubscriptionObserver>,
 }
+
+/// What [`Server::observe_subscriptions`] calls with the URI of each subscription a session makes;
+/// `resources/subscribe` is answered once its future is done.
+pub type SubscriptionObserver = Arc<dyn Fn(String) -> crate::operation::BoxFuture<'static, ()> + Send + Sync>;
 
 /// A server: cheap to clone, shared by every session and transport.
 pub struct Server<S>(pub(crate) Arc<ServerInner<S>>);
@@ -158,6 +173,20 @@ impl<S: Send + Sync + 'static> Server<S> {
         removed
     }
 
+    /// Calls `observer` with the URI of every subscription a session makes (`resources/subscribe`,
+    /// answered once the observer's future is done, or a `subscriptions/listen` watching it, which
+    /// does not wait), while nothing else holds the server (right after it is built); false once
+    /// it is shared. How a server whose state lives elsewhere subscribes
+    /// there too, and passes the updates on with [`Server::resource_updated`].
+    pub fn observe_subscriptions(&mut self, observer: SubscriptionObserver) -> bool {
+        Arc::get_mut(&mut self.0).map(|inner| inner.subscription_observer = Some(observer)).is_some()
+    }
+
+    /// The observer's future for a new subscription, if the server has an observer.
+    pub(crate) fn subscribed(&self, uri: &str) -> Option<crate::operation::BoxFuture<'static, ()>> {
+        self.0.subscription_observer.as_ref().map(|observe| observe(uri.to_owned()))
+    }
+
     /// Tells every session subscribed to `uri` that the resource changed.
     pub fn resource_updated(&self, uri: &str) {
         self.broadcast(|s| s.resource_updated(uri));
@@ -167,6 +196,18 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// server (right after it is built); false once it is shared.
     pub fn set_state_key(&mut self, key: StateKey) -> bool {
         std::sync::Arc::get_mut(&mut self.0).map(|inner| inner.config.state_key = key).is_some()
+    }
+
+    /// Serves the operation `name` with `handler` instead of its own function, keeping its
+    /// descriptor and its place in the listing (how a tool is forwarded to another process that
+    /// serves it), while nothing else holds the server (right after it is built).
+    pub fn replace_handler(&mut self, name: &str, handler: DynamicHandler<S>) -> Result<(), ReplaceError> {
+        let inner = Arc::get_mut(&mut self.0).ok_or(ReplaceError::Shared)?;
+        if inner.table.replace_handler(name, handler) {
+            Ok(())
+        } else {
+            Err(ReplaceError::NoSuchOperation(name.to_owned()))
+        }
     }
 
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
@@ -250,6 +291,26 @@ impl<S> Server<S> {
         self.0.sessions.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+/// Why [`Server::replace_handler`] could not replace a handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplaceError {
+    /// The server is already shared (served, or cloned); handlers are replaced before that.
+    Shared,
+    /// No operation has that name (a dynamic tool is replaced with `add_tool`).
+    NoSuchOperation(String),
+}
+
+impl std::fmt::Display for ReplaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplaceError::Shared => f.write_str("the server is already shared; its handlers can no longer change"),
+            ReplaceError::NoSuchOperation(name) => write!(f, "no operation is named {name:?}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplaceError {}
 
 pub(crate) fn resource_not_found(uri: &str) -> RpcError {
     RpcError::new(code::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
@@ -357,6 +418,13 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Names tools that always run in this process, even when the others are forwarded to a
+    /// remote instance of the server (see [`Config::local_tools`]).
+    pub fn local_tools<I: IntoIterator<Item = T>, T: Into<String>>(mut self, names: I) -> Self {
+        self.config.local_tools = names.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Builds the table (checking tool names and schemas) and the server.
     pub fn build(self) -> Result<Server<S>, TableError> {
         Ok(Server(Arc::new(ServerInner {
@@ -372,6 +440,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             tasks: self.tasks,
             sessions: Mutex::new(HashMap::new()),
             next_session: AtomicU64::new(1),
+            subscription_observer: None,
         })))
     }
 }

@@ -237,6 +237,19 @@ impl<S: Send + Sync + 'static> Table<S> {
         Ok(())
     }
 
+    /// Serves the operation `name` with `handler` instead of its function, keeping its descriptor
+    /// and its place; false when there is no such operation or its entry is held elsewhere.
+    pub(crate) fn replace_handler(&mut self, name: &str, handler: DynamicHandler<S>) -> bool {
+        let Some(&i) = self.index.get(name) else { return false };
+        match Arc::get_mut(&mut self.static_entries[i]) {
+            Some(entry) => {
+                entry.handler = Handler::Dynamic(handler);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Removes a dynamic tool; false when there was none of that name.
     pub(crate) fn remove(&self, name: &str) -> bool {
         let mut dynamic = self.dynamic.write().unwrap_or_else(|p| p.into_inner());

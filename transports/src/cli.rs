@@ -8,6 +8,8 @@ use serde_json::Value;
 use tokio::runtime::Builder;
 use tooltable::{CallOutput, Cx, Server};
 
+use crate::forward;
+use crate::http::api_key::ApiKey;
 use crate::http::guard::AccessPolicy;
 use crate::http::{HttpOptions, serve};
 use crate::stdio::{StdioOptions, serve_stdio};
@@ -55,6 +57,8 @@ enum Command {
         /// Bytes of answers the client has not read yet past which stdin is no longer read.
         #[arg(long, default_value_t = StdioOptions::default().max_unread_output)]
         max_unread_output: usize,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// Call one tool in process and print its result as JSON (exit 1 on a tool error).
     Call {
@@ -72,8 +76,28 @@ enum Command {
     Serve(ServeArgs),
 }
 
+/// Remote mode of `mcp`: the same tools, the server's state kept by a `serve` instance elsewhere.
+#[derive(Args, Debug)]
+struct RemoteArgs {
+    /// Forward every tool with a REST route (but the server's local ones) to the `serve`
+    /// instance at this base URL (`http://host:port`); also read from `<SERVER>_URL`.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// The API key the remote instance requires, sent as a bearer token; also read from
+    /// `<SERVER>_API_KEY` (which keeps it out of the process list).
+    #[arg(long, value_name = "KEY")]
+    api_key: Option<String>,
+    /// Seconds one forwarded call may take, connecting included, before it fails.
+    #[arg(long, default_value_t = forward::Options::default().timeout.as_secs(), value_parser = seconds())]
+    forward_timeout_secs: u64,
+}
+
 #[derive(Args, Debug)]
 struct ServeArgs {
+    /// Require `Authorization: Bearer KEY` on every route but `GET /health`; also read from
+    /// `<SERVER>_API_KEY` (which keeps it out of the process list).
+    #[arg(long, value_name = "KEY")]
+    api_key: Option<String>,
     /// The address to listen on (loopback by default; port 0 picks a free one).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
@@ -126,9 +150,12 @@ struct ServeArgs {
 }
 
 impl ServeArgs {
-    fn options(self) -> HttpOptions {
+    fn options(self, package: Package) -> Result<HttpOptions, String> {
         let secs = std::time::Duration::from_secs;
-        HttpOptions {
+        let api_key = secret(self.api_key, package, "API_KEY")
+            .map(|key| ApiKey::new(&key).map_err(|e| e.to_string()))
+            .transpose()?;
+        Ok(HttpOptions {
             listen: self.listen,
             access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
             session_idle: secs(self.session_idle_secs),
@@ -144,9 +171,41 @@ impl ServeArgs {
             header_timeout: secs(self.header_timeout_secs),
             body_timeout: secs(self.body_timeout_secs),
             stall_timeout: secs(self.stall_timeout_secs),
+            api_key,
             ..HttpOptions::default()
-        }
+        })
     }
+}
+
+impl RemoteArgs {
+    /// Forwards the server's tools when a URL is given; an error says what is wrong, never
+    /// quoting the key.
+    fn apply<S: Send + Sync + 'static>(
+        self,
+        server: &mut Server<S>,
+        package: Package,
+    ) -> Result<Option<forward::Updates>, String> {
+        let key = secret(self.api_key, package, "API_KEY");
+        let Some(url) = secret(self.url, package, "URL") else {
+            return match key {
+                Some(_) => Err("--api-key is for a remote instance: give its --url too".into()),
+                None => Ok(None),
+            };
+        };
+        let mut options = forward::Options::default().timeout(std::time::Duration::from_secs(self.forward_timeout_secs));
+        if let Some(key) = key {
+            ApiKey::new(&key).map_err(|e| e.to_string())?;
+            options = options.bearer_token(key);
+        }
+        forward::mirror(server, &url, options).map(|mirror| Some(mirror.updates)).map_err(|e| e.to_string())
+    }
+}
+
+/// The flag's value, or else the environment variable `<SERVER>_<SUFFIX>` (the package name in
+/// upper case, `-` as `_`); an empty value is none.
+fn secret(flag: Option<String>, package: Package, suffix: &str) -> Option<String> {
+    let name = format!("{}_{suffix}", package.name.to_ascii_uppercase().replace('-', "_"));
+    flag.or_else(|| std::env::var(name).ok()).filter(|v| !v.is_empty())
 }
 
 /// A number of seconds, at least 1: a zero timeout would refuse everything.
@@ -197,8 +256,18 @@ where
     match cli.command {
         // stdin is read on this thread, the one the client started, and most calls are answered
         // there; the runtime's one worker runs the calls that wait.
-        Command::Mcp { max_line_bytes, max_unread_output } => {
+        Command::Mcp { max_line_bytes, max_unread_output, remote } => {
+            let updates = match remote.apply(&mut server, package) {
+                Ok(updates) => updates,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
             with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
+                if let Some(updates) = updates {
+                    rt.spawn(updates.run(server.clone()));
+                }
                 let options = StdioOptions { max_line_bytes, max_unread_output, ..StdioOptions::default() };
                 match serve_stdio(&server, &options, rt.handle()) {
                     Ok(()) => ExitCode::SUCCESS,
@@ -210,7 +279,14 @@ where
             })
         }
         Command::Serve(args) => {
-            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, args.options())))
+            let options = match args.options(package) {
+                Ok(options) => options,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
+            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, options)))
         }
         Command::Call { tool, arguments } => {
             with_runtime(&mut Builder::new_current_thread(), |rt| rt.block_on(call(&server, &tool, &arguments)))

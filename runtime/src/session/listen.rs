@@ -44,8 +44,14 @@ impl Filter {
                 "one listen watches at most {MAX_WATCHED_RESOURCES} resources"
             )));
         }
-        let resources =
+        let resources: BTreeSet<String> =
             uris.into_iter().filter(|uri| session.server.find_resource(uri).is_some()).map(str::to_owned).collect();
+        // A listen is acknowledged at once; the observers go on on their own.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            resources.iter().filter_map(|uri| session.server.subscribed(uri)).for_each(|observed| {
+                runtime.spawn(observed);
+            });
+        }
         Ok(Filter { tools: flag("toolsListChanged"), resources })
     }
 

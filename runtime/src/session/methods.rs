@@ -49,7 +49,17 @@ pub(super) fn dispatch<S: Send + Sync + 'static>(
             paginate::page(items, "resourceTemplates", &params, inner.config.page_size)
         }
         "resources/read" if has_resources => return resources_read(session, id, params, stateless),
-        "resources/subscribe" | "resources/unsubscribe" if has_resources => subscription(session, method, &params),
+        "resources/subscribe" | "resources/unsubscribe" if has_resources => {
+            match subscription(session, method, &params) {
+                Ok(Some(observed)) => {
+                    return session.spawn(id, &params, stateless, move |_| async move {
+                        observed.await;
+                        Ok(Reply::Complete(json!({})))
+                    });
+                }
+                answer => answer.map(|_| json!({})),
+            }
+        }
         "prompts/list" if !inner.prompts.is_empty() => {
             let items = inner.prompts.iter().map(|p| json!(p.prompt)).collect();
             paginate::page(items, "prompts", &params, inner.config.page_size)
@@ -265,11 +275,13 @@ fn resources_read<S: Send + Sync + 'static>(
     });
 }
 
+/// Records a subscription or its end; a new subscription's observer, when the server has one, is
+/// what the answer waits for.
 fn subscription<S: Send + Sync + 'static>(
     session: &SessionCore<S>,
     method: &str,
     params: &Option<Value>,
-) -> Result<Value, RpcError> {
+) -> Result<Option<crate::operation::BoxFuture<'static, ()>>, RpcError> {
     let uri = str_param(params, "uri")?;
     let mut state = lock(&session.state);
     if method == "resources/subscribe" {
@@ -277,10 +289,11 @@ fn subscription<S: Send + Sync + 'static>(
             return Err(crate::server::resource_not_found(uri));
         }
         state.subscriptions.insert(uri.to_owned());
-    } else {
-        state.subscriptions.remove(uri);
+        drop(state);
+        return Ok(session.server.subscribed(uri));
     }
-    Ok(json!({}))
+    state.subscriptions.remove(uri);
+    Ok(None)
 }
 
 fn prompts_get<S: Send + Sync + 'static>(

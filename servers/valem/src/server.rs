@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use tooltable::{
-    ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolError, ToolFailure, table,
+    CallOutput, ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolFailure, table,
 };
 
 use std::sync::Arc;
@@ -28,6 +28,10 @@ removals and reorders); every write recomputes what it affects. Read with get_st
 with paths and depth), get_field and explain; get_audit and verify_audit give the hash-chained \
 record of every write; snapshot before a risky change, restore to roll back. Addresses are \
 canonical JSON Path ($.a.b, $.items[0].x).";
+
+/// The authoring tools: they touch no model, so they run in this process even in remote mode
+/// (`valem mcp --url`), with the server down too.
+pub const LOCAL_TOOLS: [&str; 5] = ["get_domain_guidance", "validate_spec", "eval_expression", "test_spec", "dry_run"];
 
 /// The server with the default limits.
 pub fn server() -> Result<Server<Models>, TableError> {
@@ -76,6 +80,7 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
     let mut builder = Server::builder(models)
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
+        .local_tools(LOCAL_TOOLS)
         .operations(table![
             models::list_models,
             models::create_model,
@@ -109,9 +114,7 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
                 .mime_type("application/json"),
             |cx, req| async move {
                 let id = req.params.get("modelId").cloned().unwrap_or_default();
-                let state: Value = Models::compute(&cx, &id, |m, budget| Ok(m.merged(budget)))
-                    .await
-                    .map_err(|e| ToolFailure::new(e.kind(), e.message()))?;
+                let state = read_state(cx, id).await?;
                 Ok(vec![ResourceContents::text(req.uri, "application/json", state.to_string())])
             },
         )
@@ -156,6 +159,18 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
         });
     }
     builder.build()
+}
+
+/// A model's merged state, read through `get_state`: in process, or from the remote instance when
+/// the tool is forwarded, so a read sees the state wherever the models live.
+async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, ToolFailure> {
+    let server = cx.server().clone();
+    match server.call_tool(cx, "get_state", Some(serde_json::json!({ "id": id }))).await {
+        Ok(Ok(CallOutput::Json(state))) => Ok(state),
+        Ok(Ok(CallOutput::Content(_))) => Err(ToolFailure::new(ErrorKind::Internal, "get_state answered no JSON")),
+        Ok(Err(failure)) => Err(failure),
+        Err(e) => Err(ToolFailure::new(ErrorKind::Internal, e.message)),
+    }
 }
 
 fn example_names() -> String {

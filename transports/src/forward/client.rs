@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
-use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use std::future::Future;
+
+use hyper::HeaderMap;
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper::{Method, Request, Uri};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
@@ -88,11 +91,22 @@ pub struct Client {
 #[derive(Debug)]
 pub struct Answer {
     pub status: u16,
+    pub headers: HeaderMap,
     pub body: Bytes,
 }
 
+/// Headers a request carries besides the client's own (`Accept` among them replaces its default).
+pub type Extra<'a> = &'a [(HeaderName, HeaderValue)];
+
+/// An answer whose body is still arriving (an event stream), with the connection that carries it.
+pub struct Streaming {
+    pub status: u16,
+    pub body: hyper::body::Incoming,
+    pub _driver: Driver,
+}
+
 /// A spawned connection driver, stopped when the exchange is over or abandoned at the deadline.
-struct Driver(tokio::task::JoinHandle<()>);
+pub struct Driver(tokio::task::JoinHandle<()>);
 
 impl Drop for Driver {
     fn drop(&mut self) {
@@ -108,40 +122,83 @@ impl Client {
         path_and_query: &str,
         body: Option<&Value>,
     ) -> Result<Answer, RemoteFailure> {
-        let url = self.base.url(path_and_query);
-        let exchange = self.exchange(method, path_and_query, body, &url);
-        match tokio::time::timeout(self.timeout, exchange).await {
-            Ok(answer) => answer,
-            Err(_) => Err(RemoteFailure::new(&url, Reason::Timeout, None, format_args!("{:?}", self.timeout))),
-        }
+        self.send_with(method, path_and_query, body, &[]).await
     }
 
-    async fn exchange(
+    /// [`send`](Client::send), with headers of the caller's.
+    pub async fn send_with(
         &self,
         method: &Method,
         path_and_query: &str,
         body: Option<&Value>,
-        url: &str,
+        extra: Extra<'_>,
     ) -> Result<Answer, RemoteFailure> {
+        let url = self.base.url(path_and_query);
+        let exchange = async {
+            let (status, headers, incoming, _driver) = self.head(method, path_and_query, body, extra, &url).await?;
+            self.read(status, headers, incoming, &url).await
+        };
+        self.deadline(&url, exchange).await
+    }
+
+    /// Sends a request and returns once the answer's head has come (under the deadline); the body
+    /// is the caller's to read, for as long as it lasts.
+    pub async fn open(&self, path_and_query: &str, extra: Extra<'_>) -> Result<Streaming, RemoteFailure> {
+        let url = self.base.url(path_and_query);
+        let head = self.head(&Method::GET, path_and_query, None, extra, &url);
+        let (status, _, body, driver) = self.deadline(&url, head).await?;
+        Ok(Streaming { status, body, _driver: driver })
+    }
+
+    async fn deadline<T>(
+        &self,
+        url: &str,
+        exchange: impl Future<Output = Result<T, RemoteFailure>>,
+    ) -> Result<T, RemoteFailure> {
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(answer) => answer,
+            Err(_) => Err(RemoteFailure::new(url, Reason::Timeout, None, format_args!("{:?}", self.timeout))),
+        }
+    }
+
+    async fn head(
+        &self,
+        method: &Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+        extra: Extra<'_>,
+        url: &str,
+    ) -> Result<(u16, HeaderMap, hyper::body::Incoming, Driver), RemoteFailure> {
         let unreachable = |e: &dyn std::fmt::Display| RemoteFailure::new(url, Reason::Unreachable, None, e);
-        let request = self.request(method, path_and_query, body).map_err(|e| unreachable(&e))?;
+        let request = self.request(method, path_and_query, body, extra).map_err(|e| unreachable(&e))?;
         let stream = TcpStream::connect(&self.base.authority).await.map_err(|e| unreachable(&e))?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| unreachable(&e))?;
-        let _driver = Driver(tokio::spawn(async move {
+        let driver = Driver(tokio::spawn(async move {
             let _ = connection.await;
         }));
         let response = sender.send_request(request).await.map_err(|e| unreachable(&e))?;
         let status = response.status().as_u16();
-        match Limited::new(response.into_body(), self.max_response_bytes).collect().await {
-            Ok(collected) => Ok(Answer { status, body: collected.to_bytes() }),
+        let (parts, incoming) = response.into_parts();
+        Ok((status, parts.headers, incoming, driver))
+    }
+
+    async fn read(
+        &self,
+        status: u16,
+        headers: HeaderMap,
+        incoming: hyper::body::Incoming,
+        url: &str,
+    ) -> Result<Answer, RemoteFailure> {
+        match Limited::new(incoming, self.max_response_bytes).collect().await {
+            Ok(collected) => Ok(Answer { status, headers, body: collected.to_bytes() }),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(RemoteFailure::new(
                 url,
                 Reason::TooLarge,
                 Some(status),
                 format_args!("more than {} bytes", self.max_response_bytes),
             )),
-            Err(e) => Err(unreachable(&e)),
+            Err(e) => Err(RemoteFailure::new(url, Reason::Unreachable, None, e)),
         }
     }
 
@@ -150,12 +207,18 @@ impl Client {
         method: &Method,
         path_and_query: &str,
         body: Option<&Value>,
+        extra: Extra<'_>,
     ) -> Result<Request<Full<Bytes>>, hyper::http::Error> {
         let mut request = Request::builder()
             .method(method)
             .uri(format!("{}{path_and_query}", self.base.prefix))
-            .header(HOST, &self.base.authority)
-            .header(ACCEPT, "application/json");
+            .header(HOST, &self.base.authority);
+        if !extra.iter().any(|(name, _)| name == ACCEPT) {
+            request = request.header(ACCEPT, "application/json");
+        }
+        for (name, value) in extra {
+            request = request.header(name, value);
+        }
         if let Some(authorization) = &self.authorization {
             request = request.header(AUTHORIZATION, authorization);
         }

@@ -32,6 +32,10 @@ fn overlay(forwarded: &mut Forwarded, tool: &Value) -> Result<(), String> {
         let only_ours: Vec<&String> = ours.difference(&theirs).collect();
         match (&mut forwarded.route.body, only_theirs.as_slice(), only_ours.as_slice()) {
             (BodyShape::Whole(body), [named], [unnamed]) if body == *unnamed => *body = (*named).clone(),
+            // A closed object body was spread into its fields; the server takes it as one argument.
+            (BodyShape::Fields(fields), [named], spread) if same_names(fields, spread) => {
+                forwarded.route.body = BodyShape::Whole((*named).clone());
+            }
             _ => return Err(format!("its arguments {theirs:?} are not the route's {ours:?}")),
         }
     }
@@ -52,6 +56,10 @@ fn overlay(forwarded: &mut Forwarded, tool: &Value) -> Result<(), String> {
         open_world: hint("openWorldHint"),
     };
     Ok(())
+}
+
+fn same_names(fields: &[String], spread: &[&String]) -> bool {
+    fields.len() == spread.len() && spread.iter().all(|name| fields.contains(name))
 }
 
 fn property_names(schema: &Value) -> BTreeSet<String> {
@@ -98,6 +106,24 @@ mod tests {
         assert_eq!(tool.route.body, BodyShape::Whole("mutations".into()));
         assert_eq!(tool.descriptor.to_mcp(), own[0]);
         assert_eq!(reading.tools.len(), 1, "a tool without a route is not added");
+    }
+
+    #[test]
+    fn a_body_spread_into_fields_is_one_argument_when_the_descriptor_says_so() {
+        let input = json!({ "type": "object", "properties": { "id": {}, "name": {} } });
+        let route = RouteTemplate {
+            method: Method::POST,
+            path: "/models".into(),
+            query: vec![],
+            body: BodyShape::Fields(vec!["id".into(), "name".into()]),
+        };
+        let mut reading = Reading {
+            tools: vec![Forwarded { descriptor: ToolDescriptor::new("create", "Creates.", input), route }],
+            skipped: vec![],
+        };
+        let own = json!([{ "name": "create", "inputSchema": { "type": "object", "properties": { "spec": {} } } }]);
+        apply(&mut reading, &own).unwrap();
+        assert_eq!(reading.tools[0].route.body, BodyShape::Whole("spec".into()));
     }
 
     #[test]

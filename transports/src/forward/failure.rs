@@ -19,6 +19,8 @@ pub enum Reason {
     NotJson,
     /// The answer's body is larger than the bound.
     TooLarge,
+    /// The remote answered 401: the bearer token is missing or not the one it expects.
+    Unauthorized,
 }
 
 impl Reason {
@@ -28,6 +30,7 @@ impl Reason {
             Reason::Timeout => "did not answer before the deadline",
             Reason::NotJson => "answered with a body that is not JSON",
             Reason::TooLarge => "answered with a body larger than the bound",
+            Reason::Unauthorized => "refused the request's credentials (401)",
         }
     }
 }
@@ -95,6 +98,8 @@ pub enum ForwardError {
     Descriptors { source: String, reason: String },
     /// A tool read from the document was refused by the server's table.
     Install(tooltable::TableError),
+    /// An operation's handler could not be replaced by its forwarding one.
+    Replace(tooltable::ReplaceError),
 }
 
 impl fmt::Display for ForwardError {
@@ -109,6 +114,7 @@ impl fmt::Display for ForwardError {
                 write!(f, "{source} cannot be laid over the tools: {reason}")
             }
             ForwardError::Install(e) => write!(f, "a forwarded tool was refused: {e}"),
+            ForwardError::Replace(e) => write!(f, "an operation cannot be forwarded: {e}"),
         }
     }
 }

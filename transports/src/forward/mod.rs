@@ -28,10 +28,12 @@
 mod client;
 mod descriptors;
 mod failure;
+mod mirror;
 pub mod openapi;
 mod request;
 mod schemas;
 mod tools;
+mod updates;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,6 +44,8 @@ use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
 
 pub use client::Token;
 pub use failure::{ForwardError, Reason, RemoteFailure};
+pub use mirror::{Mirror, mirror};
+pub use updates::{MAX_FOLLOWED, Updates};
 pub use openapi::{Forwarded, Skipped};
 pub use request::{BodyShape, RouteTemplate};
 

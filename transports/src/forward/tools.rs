@@ -42,6 +42,10 @@ fn outcome(url: &str, answer: Answer) -> CallResult {
         ToolFailure::from(RemoteFailure::new(url, Reason::NotJson, Some(answer.status), detail))
     })?;
     tooltable::numbers::normalize(&mut value);
+    if answer.status == 401 {
+        let detail = value.get("error").and_then(Value::as_str).unwrap_or("no reason given");
+        return Err(RemoteFailure::new(url, Reason::Unauthorized, Some(401), detail).into());
+    }
     match success {
         true => Ok(CallOutput::Json(value)),
         false => Err(ToolFailure { kind: tooltable::ErrorKind::from_http_status(answer.status), body: value }),
@@ -56,7 +60,7 @@ mod tests {
     use tooltable::ErrorKind;
 
     fn answer(status: u16, body: &str) -> Answer {
-        Answer { status, body: Bytes::from(body.to_owned()) }
+        Answer { status, headers: Default::default(), body: Bytes::from(body.to_owned()) }
     }
 
     #[test]
@@ -80,5 +84,11 @@ mod tests {
                 .starts_with("http://127.0.0.1:1/x answered with a body that is not JSON: status 500, 17 bytes")
         );
         assert_eq!(outcome(url, answer(200, "")).unwrap_err().body["reason"], "not_json", "an empty 200 is no result");
+        let refused = outcome(url, answer(401, r#"{"error":"Missing or invalid API key"}"#)).unwrap_err();
+        assert_eq!(refused.body["reason"], "unauthorized");
+        assert_eq!(
+            refused.body["error"],
+            "http://127.0.0.1:1/x refused the request's credentials (401): Missing or invalid API key"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The HTTP transport: Streamable HTTP at `/mcp`, the REST routes of the table, and
 //! `/openapi.json`, on one listener (hyper 1.x on tokio).
 
+pub mod api_key;
 pub mod body;
 pub mod connections;
 pub mod cors;
@@ -22,6 +23,7 @@ use tooltable::Server;
 
 use crate::rest::{self, openapi, routes::Routes};
 
+use api_key::ApiKey;
 use body::{HttpResponse, RequestBody};
 use guard::AccessPolicy;
 use mcp::registry::{Registry, SessionLimits};
@@ -67,6 +69,9 @@ pub struct HttpOptions {
     pub sse_keepalive: Duration,
     /// On SIGINT/SIGTERM, how long in-flight requests may take to finish.
     pub shutdown_grace: Duration,
+    /// When set, every request but `GET /health` and CORS preflights must carry it as a bearer
+    /// token (401 otherwise).
+    pub api_key: Option<ApiKey>,
 }
 
 impl Default for HttpOptions {
@@ -89,6 +94,7 @@ impl Default for HttpOptions {
             sse_retry_ms: 1000,
             sse_keepalive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
+            api_key: None,
         }
     }
 }
@@ -220,11 +226,19 @@ async fn dispatch<S: Send + Sync + 'static>(
     if let Err(refusal) = cx.options.access.check(req.headers()) {
         return body::error(StatusCode::FORBIDDEN, refusal.to_string());
     }
+    if req.uri().path() == api_key::HEALTH_PATH && req.method() == hyper::Method::GET {
+        return api_key::health();
+    }
+    // A CORS preflight carries no credentials by design; it reveals only the allowed methods.
+    let preflight = req.method() == hyper::Method::OPTIONS;
+    if let Some(refusal) = cx.options.api_key.as_ref().filter(|_| !preflight).and_then(|key| key.check(req.headers())) {
+        return refusal;
+    }
     if let Some(refusal) = cx.gate.as_ref().and_then(|gate| gate(req.headers())) {
         return refusal;
     }
     let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
-    let mut response = if req.method() == hyper::Method::OPTIONS {
+    let mut response = if preflight {
         options(cx, &req, cross_origin.is_some())
     } else {
         match req.uri().path() {

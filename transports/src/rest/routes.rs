@@ -51,7 +51,7 @@ impl Routes {
     /// Resolves a request. Literal segments win over parameters, so `/models/count` beats
     /// `/models/{id}` whatever the declaration order.
     pub fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {
-        let parts: Vec<&str> = split(path).collect();
+        let parts = request_segments(path);
         let matching = || self.0.iter().filter(|r| r.matches(&parts));
         if let Some(route) = matching().filter(|r| r.rest.method == method).min_by_key(|r| r.param_count()) {
             // A parameter that is not UTF-8 once decoded matches nothing.
@@ -87,12 +87,23 @@ impl Route {
     fn params(&self, parts: &[&str]) -> Option<BTreeMap<String, String>> {
         let mut params = BTreeMap::new();
         for (seg, part) in self.segments.iter().zip(parts) {
-            if let Segment::Param(name) = seg {
+            // An empty segment is an argument left out (`/models//blobs/b`): optional, or refused
+            // by the inputSchema as missing.
+            if let Segment::Param(name) = seg
+                && !part.is_empty()
+            {
                 params.insert(name.clone(), percent_decode(part)?);
             }
         }
         Some(params)
     }
+}
+
+/// A request path's segments, an empty one inside kept (it is an argument left out); leading and
+/// trailing slashes are not segments.
+fn request_segments(path: &str) -> Vec<&str> {
+    let inner = path.trim_start_matches('/').trim_end_matches('/');
+    if inner.is_empty() { Vec::new() } else { inner.split('/').collect() }
 }
 
 fn split(path: &str) -> impl Iterator<Item = &str> {

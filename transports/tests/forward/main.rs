@@ -4,5 +4,6 @@
 
 mod faults;
 mod inprocess;
+mod mirror;
 mod servers;
 mod support;

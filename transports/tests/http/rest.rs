@@ -83,6 +83,15 @@ async fn unknown_routes_and_wrong_methods() {
 }
 
 #[tokio::test]
+async fn an_empty_path_segment_is_an_argument_left_out() {
+    let s = start(HttpOptions::default()).await;
+    let r = send(s.addr, "GET", "/models//state", &[], "").await;
+    assert_eq!(r.status, 422, "the required id is missing, not the route: {:?}", r.body);
+    assert_eq!(r.json()["violations"][0]["keyword"], "required");
+    assert_eq!(send(s.addr, "GET", "/models/7/state/", &[], "").await.status, 200, "a trailing slash is no segment");
+}
+
+#[tokio::test]
 async fn a_body_over_the_limit_is_refused() {
     let s = start(HttpOptions { max_body_bytes: 1000, ..HttpOptions::default() }).await;
     let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(5000));

@@ -12,6 +12,8 @@ pub struct Client {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
+    /// The notifications read while waiting for responses, in order.
+    notifications: Vec<Value>,
 }
 
 /// A tool's answer: whether it is a tool error, and its structuredContent (or parsed text).
@@ -37,7 +39,7 @@ impl Client {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(broken("the child has no stdin or stdout"));
         };
-        let mut client = Client { child, stdin, stdout: BufReader::new(stdout), next_id: 1 };
+        let mut client = Client { child, stdin, stdout: BufReader::new(stdout), next_id: 1, notifications: Vec::new() };
         let init = client.request("initialize", json!({ "protocolVersion": "2025-06-18", "capabilities": {} }))?;
         if init["result"]["serverInfo"]["name"] != "valem" {
             return Err(broken(format!("unexpected initialize answer: {init}")));
@@ -65,7 +67,16 @@ impl Client {
             if message["id"] == json!(id) {
                 return Ok(message);
             }
+            if message.get("id").is_none() {
+                self.notifications.push(message);
+            }
         }
+    }
+
+    /// The notifications the server sent so far (read while waiting for responses).
+    #[allow(dead_code)] // Not every binary that includes this file reads them.
+    pub fn notifications(&self) -> &[Value] {
+        &self.notifications
     }
 
     /// Calls a tool; a JSON-RPC error comes back as a tool error whose body is that error.

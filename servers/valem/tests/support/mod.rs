@@ -8,3 +8,4 @@ pub mod mcp_client;
 pub mod postgres;
 pub mod rest;
 pub mod scratch;
+pub mod served;

@@ -1,0 +1,56 @@
+//! A server forwarding its own operations to another instance of itself: the descriptors, and
+//! their order in the listing, stay the server's own; only the handlers change. The routes come
+//! from the server's own OpenAPI document, built in process, so nothing is fetched at startup
+//! and the server starts (its local tools working) while the remote is down.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tooltable::Server;
+
+use super::updates::Updates;
+use super::{ForwardError, Options, Remote};
+
+/// What [`mirror`] set up.
+#[derive(Debug)]
+pub struct Mirror {
+    /// The tools now forwarded, in listing order.
+    pub forwarded: Vec<String>,
+    /// The follower of the remote's resource updates, to run once the server is served.
+    pub updates: Updates,
+}
+
+/// Replaces the handler of every operation of `server` that has a REST route, except the
+/// server's [local tools](tooltable::Config::local_tools), by one that forwards the call to that
+/// route at `base_url`. Call it right after the server is built, before it is served or cloned.
+/// Subscriptions made locally are made at the remote too (see [`Updates`]), so updates of its
+/// resources, whoever caused them, reach the local subscribers.
+pub fn mirror<S: Send + Sync + 'static>(
+    server: &mut Server<S>,
+    base_url: &str,
+    options: Options,
+) -> Result<Mirror, ForwardError> {
+    let descriptors = server.table().descriptors();
+    let document = crate::rest::openapi::document(server.info(), server.instructions(), &descriptors);
+    let own = Value::Array(descriptors.iter().map(|d| d.to_mcp()).collect());
+    let remote = Remote::from_document(base_url, &document, options)?.with_descriptors(own)?;
+    let local = &server.config().local_tools;
+    let mut tools: std::collections::HashMap<String, _> = remote
+        .tools::<S>()
+        .into_iter()
+        .filter(|t| !local.contains(&t.descriptor.name))
+        .map(|t| (t.descriptor.name, t.handler))
+        .collect();
+    let mut forwarded = Vec::new();
+    for name in descriptors.into_iter().map(|d| d.name) {
+        if let Some(handler) = tools.remove(&name) {
+            server.replace_handler(&name, handler).map_err(ForwardError::Replace)?;
+            forwarded.push(name);
+        }
+    }
+    let (observer, updates) = super::updates::follower(Arc::clone(&remote.client));
+    if !server.observe_subscriptions(observer) {
+        return Err(ForwardError::Replace(tooltable::ReplaceError::Shared));
+    }
+    Ok(Mirror { forwarded, updates })
+}

@@ -1,0 +1,223 @@
+//! Following a remote instance's resource updates: one MCP session at its `/mcp` (Streamable
+//! HTTP, revision 2025-06-18), subscribed there to every resource a local session subscribes to;
+//! each `notifications/resources/updated` heard on its event stream is passed on to the local
+//! subscribers. The session opens at the first subscription, and again after the remote went
+//! away (every subscription made again), backing off from 1 s to 30 s between attempts.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::Method;
+use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tooltable::{Server, SubscriptionObserver};
+
+use super::client::Client;
+
+/// The most resources followed at once; a subscription past it is heard of locally only.
+pub const MAX_FOLLOWED: usize = 1_000;
+
+const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
+const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const REVISION: &str = "2025-06-18";
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+const LAST_RETRY: Duration = Duration::from_secs(30);
+
+/// The follower, to run on the runtime once the server is served: [`Updates::run`].
+#[derive(Debug)]
+pub struct Updates {
+    client: Arc<Client>,
+    wanted: mpsc::UnboundedReceiver<Wanted>,
+}
+
+/// A resource to follow, and who waits until it is followed at the remote (or could not be):
+/// dropping the sender is the answer.
+type Wanted = (String, oneshot::Sender<()>);
+
+/// The observer to give the local server, and the follower that hears what it observed. A local
+/// `resources/subscribe` is answered once the remote subscription is made (or has failed), so a
+/// change made right after it is heard of.
+pub(crate) fn follower(client: Arc<Client>) -> (SubscriptionObserver, Updates) {
+    let (tell, wanted) = mpsc::unbounded_channel();
+    let observer: SubscriptionObserver = Arc::new(move |uri: String| {
+        let (done, followed) = oneshot::channel();
+        let _ = tell.send((uri, done));
+        Box::pin(async move {
+            let _ = followed.await;
+        })
+    });
+    (observer, Updates { client, wanted })
+}
+
+/// Why a session with the remote ended; logged, then the session is opened again.
+type Ended = String;
+
+impl Updates {
+    /// Follows the remote until the server's sessions are all gone and no subscription can come.
+    pub async fn run<S: Send + Sync + 'static>(mut self, server: Server<S>) {
+        let mut followed = BTreeSet::new();
+        let mut waiting = Vec::new();
+        let mut retry = FIRST_RETRY;
+        loop {
+            while followed.is_empty() {
+                let Some((uri, done)) = self.wanted.recv().await else { return };
+                follow(&mut followed, uri);
+                waiting.push(done);
+            }
+            let ended = self.session(&server, &mut followed, std::mem::take(&mut waiting), &mut retry).await;
+            tracing::warn!("following {}: {ended}; trying again in {retry:?}", self.client.base.url("/mcp"));
+            // While the remote is away, a subscription is recorded for the next session and
+            // answered at once: there is nothing to wait for.
+            let pause = tokio::time::sleep(retry);
+            tokio::pin!(pause);
+            loop {
+                tokio::select! {
+                    () = &mut pause => break,
+                    wanted = self.wanted.recv() => match wanted {
+                        Some((uri, _done)) => follow(&mut followed, uri),
+                        None => return,
+                    },
+                }
+            }
+            retry = (retry * 2).min(LAST_RETRY);
+        }
+    }
+
+    /// One session: opened, subscribed, then listened to until it ends.
+    async fn session<S: Send + Sync + 'static>(
+        &mut self,
+        server: &Server<S>,
+        followed: &mut BTreeSet<String>,
+        waiting: Vec<oneshot::Sender<()>>,
+        retry: &mut Duration,
+    ) -> Ended {
+        let initialize = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": REVISION, "capabilities": {},
+            "clientInfo": { "name": server.info().name, "version": server.info().version },
+        }});
+        let answer = match self.client.send_with(&Method::POST, "/mcp", Some(&initialize), &[json_body()]).await {
+            Ok(answer) if answer.status == 200 => answer,
+            Ok(answer) => return format!("initialize was answered {}", answer.status),
+            Err(failure) => return failure.error,
+        };
+        let Some(session) = answer.headers.get(SESSION).cloned() else { return "no session id was given".into() };
+        let headers = [json_body(), (SESSION, session), (VERSION, HeaderValue::from_static(REVISION))];
+        let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+        if let Err(failure) = self.client.send_with(&Method::POST, "/mcp", Some(&initialized), &headers).await {
+            return failure.error;
+        }
+        let stream_headers = [(ACCEPT, HeaderValue::from_static("text/event-stream")), headers[1].clone(), headers[2].clone()];
+        let mut stream = match self.client.open("/mcp", &stream_headers).await {
+            Ok(stream) if stream.status == 200 => stream,
+            Ok(stream) => return format!("the event stream was answered {}", stream.status),
+            Err(failure) => return failure.error,
+        };
+        for uri in followed.iter() {
+            if let Err(ended) = self.subscribe(uri, &headers).await {
+                return ended;
+            }
+        }
+        drop(waiting);
+        *retry = FIRST_RETRY;
+        let mut events = Events::default();
+        loop {
+            tokio::select! {
+                frame = stream.body.frame() => match frame {
+                    Some(Ok(frame)) => {
+                        let Ok(data) = frame.into_data() else { continue };
+                        match events.feed(&data, self.client.max_response_bytes) {
+                            Ok(updated) => updated.iter().for_each(|uri| server.resource_updated(uri)),
+                            Err(ended) => return ended,
+                        }
+                    }
+                    Some(Err(e)) => return format!("the event stream broke: {e}"),
+                    None => return "the event stream ended".into(),
+                },
+                wanted = self.wanted.recv() => match wanted {
+                    Some((uri, _done)) if !followed.contains(&uri) && followed.len() < MAX_FOLLOWED => {
+                        let subscribed = self.subscribe(&uri, &headers).await;
+                        follow(followed, uri);
+                        if let Err(ended) = subscribed {
+                            return ended;
+                        }
+                    }
+                    Some((uri, _done)) => follow(followed, uri),
+                    None => return "the server closed".into(),
+                },
+            }
+        }
+    }
+
+    async fn subscribe(&self, uri: &str, headers: &[(HeaderName, HeaderValue)]) -> Result<(), Ended> {
+        let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": { "uri": uri } });
+        match self.client.send_with(&Method::POST, "/mcp", Some(&request), headers).await {
+            Ok(answer) if answer.status == 200 => Ok(()),
+            Ok(answer) => Err(format!("subscribing to {uri} was answered {}", answer.status)),
+            Err(failure) => Err(failure.error),
+        }
+    }
+}
+
+fn json_body() -> (HeaderName, HeaderValue) {
+    (CONTENT_TYPE, HeaderValue::from_static("application/json"))
+}
+
+fn follow(followed: &mut BTreeSet<String>, uri: String) {
+    if followed.len() < MAX_FOLLOWED {
+        followed.insert(uri);
+    } else if !followed.contains(&uri) {
+        tracing::warn!("already following {MAX_FOLLOWED} resources; updates of {uri} made elsewhere are not heard");
+    }
+}
+
+/// Server-sent events, cut at blank lines; what is kept of an unfinished event is bounded.
+#[derive(Debug, Default)]
+struct Events {
+    pending: Vec<u8>,
+}
+
+impl Events {
+    /// The URIs the complete events fed so far say were updated.
+    fn feed(&mut self, data: &[u8], bound: usize) -> Result<Vec<String>, Ended> {
+        self.pending.extend_from_slice(data);
+        let mut updated = Vec::new();
+        while let Some(end) = self.pending.windows(2).position(|w| w == b"\n\n") {
+            let event: Vec<u8> = self.pending.drain(..end + 2).collect();
+            let text = String::from_utf8_lossy(&event);
+            let data: Vec<&str> = text
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            let Ok(message) = serde_json::from_str::<Value>(&data.join("\n")) else { continue };
+            if message["method"] == "notifications/resources/updated" {
+                if let Some(uri) = message["params"]["uri"].as_str() {
+                    updated.push(uri.to_owned());
+                }
+            }
+        }
+        if self.pending.len() > bound {
+            return Err(format!("an event of more than {bound} bytes"));
+        }
+        Ok(updated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn updates_are_read_from_whole_events_only() {
+        let mut events = Events::default();
+        let update = r#"data: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://1"}}"#;
+        let first = format!("id: 1\n{update}\n\n: keepalive\n\n{}", &update[..20]);
+        assert_eq!(events.feed(first.as_bytes(), 1024).unwrap(), ["a://1"]);
+        let rest = format!("{}\n\ndata: {{\"method\":\"notifications/message\"}}\n\n", &update[20..]);
+        assert_eq!(events.feed(rest.as_bytes(), 1024).unwrap(), ["a://1"]);
+        assert!(events.feed(&[b'x'; 100], 64).is_err(), "an unfinished event is bounded");
+    }
+}

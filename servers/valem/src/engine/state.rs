@@ -1,21 +1,11 @@
-//! A model's live data: the written document, the derived values, the meta values and what the
-//! effects remember. Expressions read `doc`, the written document with derived values in place.
+//! A model's live data: the written document, the derived values and the meta values. Expressions read `doc`, the written document with derived values in place.
 //! Every change is recorded in the journal, so that a cycle can be undone (see `journal.rs`).
-
-use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::journal::{Change, Journal, Slot};
 use super::path::Path;
-
-/// What an effect remembers between cycles, to emit once per trigger rather than on every write.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EffectMemory {
-    pub last_key: Option<Value>,
-    pub triggered: bool,
-}
 
 #[derive(Debug, Clone, Default)]
 pub struct State {
@@ -27,7 +17,6 @@ pub struct State {
     pub derived: IndexMap<Path, Value>,
     /// Meta values by concrete address, then property.
     pub meta: IndexMap<Path, Map<String, Value>>,
-    pub effects: HashMap<String, EffectMemory>,
     /// The changes since the journal was last taken.
     journal: Journal,
 }
@@ -101,12 +90,6 @@ impl State {
         }
     }
 
-    /// Records what an effect remembers after this cycle.
-    pub fn remember_effect(&mut self, id: &str, memory: EffectMemory) {
-        let old = self.effects.insert(id.to_owned(), memory);
-        self.journal.push(Change::Effect(id.to_owned(), old));
-    }
-
     /// The changes recorded since the last call, oldest first.
     pub fn take_journal(&mut self) -> Journal {
         std::mem::take(&mut self.journal)
@@ -126,12 +109,6 @@ impl State {
                     self.meta.shift_remove(&path);
                 }
                 Change::Meta(path, Some((at, values))) => put_back(&mut self.meta, at, path, values),
-                Change::Effect(id, None) => {
-                    self.effects.remove(&id);
-                }
-                Change::Effect(id, Some(memory)) => {
-                    self.effects.insert(id, memory);
-                }
             }
         }
     }

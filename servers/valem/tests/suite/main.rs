@@ -8,6 +8,7 @@ mod support;
 mod audit;
 mod authoring;
 mod blobs;
+mod corrections;
 mod cycle;
 mod evolution;
 mod examples;

@@ -114,6 +114,15 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
             Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
         });
     }
+    for (name, text) in resources::EXAMPLES {
+        let description = resources::example_description(text);
+        let resource = Resource::new(resources::example_uri(name), *name)
+            .description(format!("A bundled example ModelSpec: {description}"))
+            .mime_type("application/json");
+        builder = builder.resource(resource, move |_, req| async move {
+            Ok(vec![ResourceContents::text(req.uri, "application/json", *text)])
+        });
+    }
     for guide in resources::GUIDES {
         let resource = Resource::new(resources::guide_uri(guide.name), guide.name)
             .description(guide.description)

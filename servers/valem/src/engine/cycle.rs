@@ -14,8 +14,8 @@ use super::limits;
 use super::model::TRACE_CAPACITY;
 use super::path::{Path, Seg};
 use super::schema::{self, Violation};
-use super::spec::Policy;
 use super::snapshot::meta_key;
+use super::spec::Policy;
 use super::state::State;
 use super::trace::{ConstraintFailure, CycleOutcome, Trace};
 

@@ -113,7 +113,8 @@ impl Model {
 
     pub fn from_compiled(compiled: Arc<Compiled>, budget: &Budget, admit: Admit) -> Result<Model, ModelFailure> {
         let mut state = State::new(schema::seed(&compiled.spec.schema));
-        let outcome = cycle::run(&compiled, &mut state, Vec::new(), Mode::Create, budget).map_err(ModelFailure::Cycle)?;
+        let outcome =
+            cycle::run(&compiled, &mut state, Vec::new(), Mode::Create, budget).map_err(ModelFailure::Cycle)?;
         // No state before creation is ever rebuilt, so creation keeps no journal.
         state.take_journal();
         let bytes = measure(&state, budget, admit)?;

@@ -32,7 +32,14 @@ pub struct Validation {
 /// Validates a spec without creating it: shape, addresses, duplicates, expressions that do not
 /// compile, undefined functions, dependency cycles (location `graph`), the schema; failing
 /// embedded tests are warnings. Draft, validate, fix, repeat.
-#[operation(title = "Validate spec", read_only, idempotent, rest = "POST /authoring/validate", body = "spec", open_world = false)]
+#[operation(
+    title = "Validate spec",
+    read_only,
+    idempotent,
+    rest = "POST /authoring/validate",
+    body = "spec",
+    open_world = false
+)]
 pub async fn validate_spec(cx: &Cx<Models>, args: SpecArgs) -> Result<Validation, ModelError> {
     super::shallow([&args.spec])?;
     let findings = match Models::evaluate(cx, move |_| model::compile(&args.spec)).await? {

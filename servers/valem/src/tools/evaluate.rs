@@ -91,7 +91,9 @@ fn evaluate(args: EvalArgs, budget: &Budget) -> Result<EvalAnswer, ModelError> {
         }
         (None, None) if args.undefined_input => None,
         (Some(_), _) | (_, Some(_)) if args.undefined_input => {
-            return Err(ModelError::Invalid("`undefinedInput` means no input: give no `input` or `data` with it".into()));
+            return Err(ModelError::Invalid(
+                "`undefinedInput` means no input: give no `input` or `data` with it".into(),
+            ));
         }
         (input, data) => Some(input.or(data).unwrap_or_else(|| Value::Object(Map::new()))),
     };

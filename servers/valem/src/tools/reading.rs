@@ -79,7 +79,13 @@ pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelE
 /// A field's schema with the live meta values laid over it (current minimum, maximum,
 /// readOnly, `"required": true`, relevant as x-valem-relevant, ...): what a write there must
 /// satisfy now.
-#[operation(title = "Get effective schema", read_only, idempotent, rest = "GET /models/{id}/schema/{path}", open_world = false)]
+#[operation(
+    title = "Get effective schema",
+    read_only,
+    idempotent,
+    rest = "GET /models/{id}/schema/{path}",
+    open_world = false
+)]
 pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = address(&args.path)?;
     cx.read(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path)))).await

@@ -80,7 +80,10 @@ fn rates() -> tooltable::Server<valem::tools::registry::Models> {
     server
 }
 
-fn dispatched(server: &tooltable::Server<valem::tools::registry::Models>, mutations: serde_json::Value) -> serde_json::Value {
+fn dispatched(
+    server: &tooltable::Server<valem::tools::registry::Models>,
+    mutations: serde_json::Value,
+) -> serde_json::Value {
     call(server, "mutate", json!({ "id": "rates", "mutations": mutations })).unwrap()["dispatchedEffects"].clone()
 }
 
@@ -109,6 +112,9 @@ fn an_effect_fires_in_every_cycle_that_touches_its_inputs_unless_its_status_hold
     assert_eq!(done, json!([]), "the status's key is the current dedupe key");
     let next = dispatched(&server, json!({ "$.region": "west" }));
     assert_eq!(next[0]["dedupeKey"], "west", "a new key is a new request: {next}");
-    let failed = dispatched(&server, json!({ "$.io": { "phase": "failed", "key": "east", "error": "timeout" }, "$.region": "east" }));
+    let failed = dispatched(
+        &server,
+        json!({ "$.io": { "phase": "failed", "key": "east", "error": "timeout" }, "$.region": "east" }),
+    );
     assert_eq!(failed, json!([]), "the key matches");
 }

@@ -12,6 +12,7 @@ mod corrections;
 mod cycle;
 mod evolution;
 mod examples;
+mod guides;
 mod inprocess;
 mod journal;
 mod jsonata_suite;

@@ -23,4 +23,5 @@ mod resources;
 mod snapshots;
 mod spec_fuzz;
 mod stdio;
+mod token_economy;
 mod views;

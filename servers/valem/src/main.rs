@@ -3,7 +3,7 @@
 //! and spends.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main_with(tooltable_transports::package!(), |limits: valem::options::Limits| {
-        valem::server_with(limits).map_err(Into::into)
+    tooltable_transports::cli::main_with(tooltable_transports::package!(), |options: valem::audit_hook::Options| {
+        valem::audit_hook::server(options).map_err(Into::into)
     })
 }

@@ -15,3 +15,18 @@ tooltable_golden::golden_tests!(
     [worked_example, part2, stateless, reading, authoring, resources, limits],
     docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/valem.md")]
 );
+
+/// A process started with the hidden `--audit-tamper-hook`: `verify_audit` after a stored record
+/// is altered in place.
+mod audit_hook {
+    use tooltable_golden::Golden;
+
+    fn golden() -> Golden {
+        Golden::new(
+            env!("CARGO_BIN_EXE_valem"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/valem-audit-hook"),
+        )
+    }
+
+    tooltable_golden::golden_tests!(golden(), [tampered]);
+}

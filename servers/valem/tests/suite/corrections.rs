@@ -123,9 +123,22 @@ fn guidance_is_one_text_in_the_order_asked_and_unknown_topics_are_named() {
     assert!(proration < dates, "{text}");
     let unknown = call(&server, "get_domain_guidance", json!({ "topics": ["astrology"] })).unwrap_err();
     let message = unknown.to_string();
-    let ids = ["amortization_schedule", "group_by", "date_math", "classification", "currency_conversion", "status_field",
-        "rank_percentile", "regulated_charge", "percentage", "unit_conversion", "compound_growth", "weighted_average",
-        "eligibility", "proration"];
+    let ids = [
+        "amortization_schedule",
+        "group_by",
+        "date_math",
+        "classification",
+        "currency_conversion",
+        "status_field",
+        "rank_percentile",
+        "regulated_charge",
+        "percentage",
+        "unit_conversion",
+        "compound_growth",
+        "weighted_average",
+        "eligibility",
+        "proration",
+    ];
     assert!(message.contains("astrology") && ids.iter().all(|id| message.contains(id)), "{message}");
 }
 

@@ -37,7 +37,7 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), ToolFai
             violations.push(json!({
                 "path": error.instance_path().as_str(),
                 "keyword": error.kind().keyword(),
-                "message": error.to_string(),
+                "message": message(&error),
             }));
         }
     }
@@ -56,6 +56,18 @@ pub(crate) fn invalid(violations: Vec<Value>) -> ToolFailure {
     ToolFailure {
         kind: ErrorKind::InvalidInput,
         body: json!({ "error": "Invalid arguments", "violations": violations }),
+    }
+}
+
+/// The validator's message, except that an enum names every value it allows (the validator
+/// names two and counts the rest), so the caller can pick the right one.
+fn message(error: &jsonschema::ValidationError) -> String {
+    match error.kind() {
+        jsonschema::error::ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<String> = options.as_array().into_iter().flatten().map(Value::to_string).collect();
+            format!("{} is not one of: {}", error.instance(), allowed.join(", "))
+        }
+        _ => error.to_string(),
     }
 }
 

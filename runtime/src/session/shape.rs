@@ -49,16 +49,20 @@ pub(super) fn tool_result(
     if text.len() > limit {
         let chars = text.chars().count();
         if chars > limit {
+            // The note keeps the outcome's isError: a committed write must never look failed,
+            // or the caller would retry it.
             let value = too_large(chars, limit);
             let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-            return with_text(text, value, true, structured, output);
+            return with_text(text, value, is_error, structured, output);
         }
     }
-    with_text(text, value, is_error, structured, output)
+    with_text(text, value, is_error, structured, output.filter(|_| is_error))
 }
 
-fn with_text(text: String, value: Value, is_error: bool, structured: bool, output: Option<&Validator>) -> ToolResult {
-    let admitted = !is_error || output.is_none_or(|schema| schema.is_valid(&value));
+/// `check`: the outputSchema a body must satisfy to travel as `structuredContent` (a tool's own
+/// success needs no check).
+fn with_text(text: String, value: Value, is_error: bool, structured: bool, check: Option<&Validator>) -> ToolResult {
+    let admitted = check.is_none_or(|schema| schema.is_valid(&value));
     ToolResult {
         content: Blocks::Text([ContentBlock::text(text)]),
         structured_content: (structured && admitted && value.is_object()).then_some(value),
@@ -130,9 +134,24 @@ mod tests {
     #[test]
     fn the_guard_replaces_large_results() {
         let r = tool_result(Ok(CallOutput::Json(json!({ "s": "x".repeat(100) }))), 50, true);
-        assert_eq!(r["isError"], true);
+        assert_eq!(r["isError"], false);
         assert_eq!(r["structuredContent"]["error"], "Result too large");
         assert_eq!(r["structuredContent"]["limitChars"], 50);
         assert_eq!(r["structuredContent"]["resultChars"], 113);
+        let failure = ToolFailure { kind: ErrorKind::Conflict, body: json!({ "error": "x".repeat(100) }) };
+        let r = tool_result(Err(failure), 50, true);
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["structuredContent"]["error"], "Result too large");
+    }
+
+    #[test]
+    fn a_note_the_output_schema_does_not_admit_is_text_only() {
+        let schema = json!({ "type": "object", "required": ["sum"] });
+        let output = jsonschema::validator_for(&schema).unwrap();
+        let large = CallOutput::Json(json!({ "sum": "x".repeat(100) }));
+        let r = serde_json::to_value(super::tool_result(Ok(large), 50, true, Some(&output))).unwrap();
+        assert_eq!(r["isError"], false);
+        assert!(r.get("structuredContent").is_none(), "{r}");
+        assert!(r["content"][0]["text"].as_str().unwrap().contains("Result too large"));
     }
 }

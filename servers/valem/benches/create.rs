@@ -15,7 +15,7 @@ const RUNS: usize = 100;
 const HELD: [usize; 2] = [1_000, 50_000];
 
 fn main() {
-    let Some(name) = largest() else { return };
+    let Some(name) = examples::largest() else { return };
     let Some(spec) = examples::named(&name) else { return };
     let id = spec["id"].clone();
     let server = valem::server().expect("the tool table builds");
@@ -39,17 +39,4 @@ fn main() {
         });
         println!("create_model of a taken id, {held} models held: {}", timing::show(taken));
     }
-}
-
-/// The name of the largest example file, by size.
-fn largest() -> Option<String> {
-    let entries = std::fs::read_dir(examples::dir())
-        .map_err(|e| eprintln!("skipped: {}: {e}", examples::dir().display()))
-        .ok()?;
-    entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .filter_map(|e| Some((e.metadata().ok()?.len(), e.path().file_stem()?.to_string_lossy().into_owned())))
-        .max()
-        .map(|(_, name)| name)
 }

@@ -3,6 +3,7 @@
 //! that recomputes what the write affects. Served as MCP tools (and REST routes).
 
 pub mod audit;
+pub mod audit_hook;
 pub mod blobs;
 pub mod engine;
 pub mod options;

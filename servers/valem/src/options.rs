@@ -24,6 +24,10 @@ pub struct Options {
     pub store_busy_timeout_ms: u64,
     #[command(flatten)]
     pub database: Database,
+    /// Adds `tamper_audit_record`, which alters stored audit records in memory (tests only; see
+    /// `audit_hook.rs`).
+    #[arg(long, global = true, hide = true, conflicts_with_all = ["data", "url"])]
+    pub audit_tamper_hook: bool,
 }
 
 /// The PostgreSQL database several instances share (`--database URL`).
@@ -83,6 +87,7 @@ impl Default for Options {
             data: None,
             store_busy_timeout_ms: Options::DEFAULT_BUSY_TIMEOUT_MS,
             database: Database::default(),
+            audit_tamper_hook: false,
         }
     }
 }

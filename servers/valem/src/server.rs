@@ -67,6 +67,7 @@ pub fn server_from(options: Options) -> Result<Server<Models>, Box<dyn std::erro
             let store = PostgresStore::open(&url.0, options.database.options())?;
             server_durable(options.limits, Arc::new(store))?
         }
+        (None, None) if options.audit_tamper_hook => crate::audit_hook::server(options.limits)?,
         (None, None) => server_with(options.limits)?,
     })
 }
@@ -147,6 +148,15 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
         builder = builder.resource(resource, move |_, req| async move {
             let text = serde_json::to_string_pretty(schema()).unwrap_or_default();
             Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
+        });
+    }
+    for (name, text) in resources::EXAMPLES {
+        let description = resources::example_description(text);
+        let resource = Resource::new(resources::example_uri(name), *name)
+            .description(format!("A bundled example ModelSpec: {description}"))
+            .mime_type("application/json");
+        builder = builder.resource(resource, move |_, req| async move {
+            Ok(vec![ResourceContents::text(req.uri, "application/json", *text)])
         });
     }
     for guide in resources::GUIDES {

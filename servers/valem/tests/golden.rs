@@ -1,5 +1,8 @@
-//! The seed's worked example as a golden session (golden-sessions/valem), replayed over stdio and
-//! HTTP, and the docs page generated from it.
+//! valem's golden sessions (golden-sessions/valem), replayed over stdio and HTTP: the seed's
+//! worked example, arrays by patch with the audit trail, snapshots, evolutions, blobs and the
+//! state subscription (part2), every reading tool and the structured refusals (reading), the
+//! authoring tools (authoring), every resource (resources), the process's bounds (limits), the
+//! stateless revision; and the docs page generated from them.
 
 use tooltable_golden::Golden;
 
@@ -9,6 +12,21 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [worked_example, part2, stateless],
+    [worked_example, part2, stateless, reading, authoring, resources, limits],
     docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/valem.md")]
 );
+
+/// A process started with the hidden `--audit-tamper-hook`: `verify_audit` after a stored record
+/// is altered in place.
+mod audit_hook {
+    use tooltable_golden::Golden;
+
+    fn golden() -> Golden {
+        Golden::new(
+            env!("CARGO_BIN_EXE_valem"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/valem-audit-hook"),
+        )
+    }
+
+    tooltable_golden::golden_tests!(golden(), [tampered]);
+}

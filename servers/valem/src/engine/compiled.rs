@@ -79,8 +79,43 @@ pub struct EffectNode {
     pub trigger: Bound,
     pub dedupe_key: Option<Bound>,
     pub status_path: Option<Path>,
-    /// The spec's `payload`, its expressions compiled (null when there is none).
-    pub payload: Payload,
+    /// The members evaluated at emission (`payload`, `afterMs`, `prompt`), their expressions
+    /// compiled.
+    pub evaluated: Vec<(String, Payload)>,
+    /// `request.url`, a template of `{ expression }` placeholders.
+    pub url: Option<Template>,
+}
+
+/// The members of an effect whose strings are expressions, evaluated when it is emitted.
+const EVALUATED_MEMBERS: [&str; 3] = ["payload", "afterMs", "prompt"];
+
+/// A text with `{ expression }` placeholders: literal parts are string values, the
+/// placeholders compiled expressions.
+#[derive(Debug)]
+pub struct Template(pub Vec<Payload>);
+
+impl Template {
+    fn compile(text: &str) -> Template {
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            let mut depth = 0;
+            let close = rest[open..].char_indices().find_map(|(i, c)| {
+                depth += match c {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                (depth == 0).then_some(open + i)
+            });
+            let Some(close) = close else { break };
+            parts.push(Payload::Value(Value::String(rest[..open].to_owned())));
+            parts.push(Payload::Expr(Expr::compile(&rest[open + 1..close]).ok()));
+            rest = &rest[close + 1..];
+        }
+        parts.push(Payload::Value(Value::String(rest.to_owned())));
+        Template(parts)
+    }
 }
 
 /// A payload made ready to emit: its string values are expressions over the document,
@@ -254,8 +289,12 @@ pub fn compile(spec: ModelSpec) -> Result<(Compiled, Findings), Findings> {
             e.dedupe_key.as_ref().and_then(|k| cx.bind(&format!("{at}.dedupeKey"), k, &Path::root(), None));
         let status_path = e.status_path.as_ref().and_then(|p| cx.address(&format!("{at}.statusPath"), p));
         if let Some(trigger) = trigger {
-            let payload = Payload::compile(e.rest.get("payload").unwrap_or(&Value::Null));
-            effects.push(EffectNode { spec: e.clone(), trigger, dedupe_key, status_path, payload });
+            let evaluated = EVALUATED_MEMBERS
+                .iter()
+                .filter_map(|&name| Some((name.to_owned(), Payload::compile(e.rest.get(name)?))))
+                .collect();
+            let url = e.rest.get("request").and_then(|r| r.get("url")).and_then(Value::as_str).map(Template::compile);
+            effects.push(EffectNode { spec: e.clone(), trigger, dedupe_key, status_path, evaluated, url });
         }
     }
 

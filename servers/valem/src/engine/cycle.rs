@@ -5,15 +5,18 @@
 use serde_json::{Map, Value, json};
 
 use super::budget::{Budget, Stopped};
-use super::compiled::{Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode, Payload};
+use super::compiled::{
+    Bound, Compiled, ConstraintNode, DefaultNode, DerivationNode, EffectNode, MetaNode, Payload, Template,
+};
 use super::index::RootIndex;
 use super::jsonata::{Env, is_truthy};
 use super::limits;
 use super::model::TRACE_CAPACITY;
 use super::path::{Path, Seg};
 use super::schema::{self, Violation};
+use super::snapshot::meta_key;
 use super::spec::Policy;
-use super::state::{EffectMemory, State};
+use super::state::State;
 use super::trace::{ConstraintFailure, CycleOutcome, Trace};
 
 /// Why a cycle was refused; the caller undoes what the state journalled.
@@ -27,15 +30,30 @@ pub enum CycleError {
     Stopped(Stopped),
 }
 
-/// Statuses under which an effect is already on its way and is not emitted again.
-const BUSY_STATUSES: &[&str] = &["pending", "in-flight", "in_flight", "running"];
+/// The `targetPath` prefix of a constraint's traces: `$constraint:<id>`.
+pub const CONSTRAINT_TARGET: &str = "$constraint:";
 
-/// Runs one cycle within `budget`. `creation`: every container is new and every node is dirty.
+/// The phases of an effect's status under which it is on its way and is not emitted again.
+const BUSY_PHASES: &[&str] = &["pending", "in_flight"];
+
+/// What a cycle runs for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Callers' writes: what they touch is dirty.
+    Write,
+    /// A model's first cycle: every container is new and every node is dirty.
+    Create,
+    /// An evolved spec on a carried-over state: every eager derivation and meta value is
+    /// computed again; no default fills, no constraint is evaluated and no effect emitted.
+    Recompute,
+}
+
+/// Runs one cycle within `budget`.
 pub fn run(
     c: &Compiled,
     state: &mut State,
     writes: Vec<(Path, Value)>,
-    creation: bool,
+    mode: Mode,
     budget: &Budget,
 ) -> Result<CycleOutcome, CycleError> {
     check_writes(c, state, &writes)?;
@@ -43,7 +61,7 @@ pub fn run(
     if let Some(why) = env.stopped() {
         return Err(CycleError::Stopped(why));
     }
-    let out = cascade(c, state, writes, creation, &env);
+    let out = cascade(c, state, writes, mode, &env);
     // A cycle that had to stop is refused whatever it found on the way.
     if let Some(why) = env.stopped() {
         return Err(CycleError::Stopped(why));
@@ -59,9 +77,10 @@ fn cascade(
     c: &Compiled,
     state: &mut State,
     writes: Vec<(Path, Value)>,
-    creation: bool,
+    mode: Mode,
     env: &Env,
 ) -> Result<CycleOutcome, CycleError> {
+    let creation = mode != Mode::Write;
     let mut run = Cycle { state, env, out: CycleOutcome::default(), changed: Vec::new(), creation };
 
     let before: Vec<Vec<Path>> = c.defaults.iter().map(|d| containers(&d.path, &run.state.doc)).collect();
@@ -70,8 +89,10 @@ fn cascade(
         run.out.mutated_paths.push(path.to_string());
         run.changed.push(path);
     }
-    for (node, before) in c.defaults.iter().zip(before) {
-        run.fill_defaults(node, &before);
+    if mode != Mode::Recompute {
+        for (node, before) in c.defaults.iter().zip(before) {
+            run.fill_defaults(node, &before);
+        }
     }
 
     let dirty = if creation {
@@ -100,6 +121,9 @@ fn cascade(
         if run.creation || run.touched(&m.bound.reads) {
             run.meta(m);
         }
+    }
+    if mode == Mode::Recompute {
+        return Ok(run.out);
     }
     for i in run.candidates(&c.constraint_index, c.constraints.len()) {
         let k = &c.constraints[i];
@@ -191,18 +215,20 @@ impl Cycle<'_> {
         result.map_err(|e| e.0)
     }
 
-    fn trace(&mut self, target: &Path, bound: &Bound, result: &Result<Option<Value>, String>, passed: Option<bool>) {
+    /// Records one evaluation: undefined is an ordinary null result, only a failed
+    /// evaluation carries an `errorMessage`.
+    fn trace(&mut self, target: String, bound: &Bound, result: &Result<Option<Value>, String>, passed: Option<bool>) {
         let (value, error) = match result {
             // 500 traces of a large value each would outweigh the model: a large one is named.
             Ok(Some(v)) if limits::size_exceeds(v, limits::MAX_TRACE_VALUE_BYTES) => {
                 (json!(format!("<more than {} bytes>", limits::MAX_TRACE_VALUE_BYTES)), None)
             }
             Ok(Some(v)) => (v.clone(), None),
-            Ok(None) => (Value::Null, Some("the expression gave no value (undefined)".to_owned())),
+            Ok(None) => (Value::Null, None),
             Err(e) => (Value::Null, Some(e.clone())),
         };
         self.out.traces.push(Trace {
-            target_path: target.to_string(),
+            target_path: target,
             expression: bound.expr.source().to_owned(),
             input_paths: bound.reads.iter().map(Path::to_string).collect(),
             result: value,
@@ -269,13 +295,14 @@ impl Cycle<'_> {
             let result = self.eval(&d.bound, None, &parent);
             let value = result.clone().ok().flatten().unwrap_or(Value::Null);
             let stored = self.state.derive(&target, value);
+            let address = target.to_string();
             match stored {
-                Ok(()) => self.trace(&target, &d.bound, &result, None),
-                Err(e) => self.trace(&target, &d.bound, &Err(format!("cannot store the value: {e}")), None),
+                Ok(()) => self.trace(address.clone(), &d.bound, &result, None),
+                Err(e) => self.trace(address.clone(), &d.bound, &Err(format!("cannot store the value: {e}")), None),
             }
+            self.out.derived_updated.push(address);
         }
         self.changed.push(d.path.clone());
-        self.out.derived_updated.push(d.path.to_string());
     }
 
     /// Step 6: a meta value, beside the document.
@@ -284,10 +311,10 @@ impl Cycle<'_> {
             if m.path.has_wildcard() { m.path.expand(&self.state.doc) } else { vec![m.path.clone()] };
         for target in targets {
             let result = self.eval(&m.bound, None, &target.parent().unwrap_or_default());
-            self.trace(&target, &m.bound, &result, None);
+            self.trace(target.to_string(), &m.bound, &result, None);
             self.state.set_meta(&target, &m.property, result.ok().flatten());
+            self.out.meta_updated.push(meta_key(&target, &m.property));
         }
-        self.out.meta_updated.push(format!("{}#{}", m.path, m.property));
     }
 
     /// Step 7: a constraint, once per address it names. One whose inputs hold no value yet
@@ -310,7 +337,7 @@ impl Cycle<'_> {
             let parent = site.as_ref().and_then(Path::parent).unwrap_or_default();
             let result = self.eval(&k.bound, site.as_ref(), &parent);
             let passed = matches!(&result, Ok(v) if is_truthy(v.as_ref()));
-            self.trace(&site.unwrap_or_default(), &k.bound, &result, Some(passed));
+            self.trace(format!("{CONSTRAINT_TARGET}{}", k.id), &k.bound, &result, Some(passed));
             if !passed {
                 self.out.flagged.push(ConstraintFailure {
                     constraint_id: k.id.clone(),
@@ -327,38 +354,53 @@ impl Cycle<'_> {
         Path(known).get(&self.state.doc).is_some_and(|v| !v.is_null())
     }
 
-    /// Step 8: an effect request, emitted as data when its trigger holds and it is not already
-    /// on its way (its status) or already sent for the same key (its dedupe key).
+    /// Step 8: an effect request, emitted as data in every cycle that touched its inputs while
+    /// its trigger holds, unless its status shows it on its way (`phase` pending or in_flight)
+    /// or already done for the current dedupe key (`key`).
     fn effect(&mut self, e: &EffectNode) {
-        let triggered = matches!(self.eval(&e.trigger, None, &Path::root()), Ok(v) if is_truthy(v.as_ref()));
+        if !matches!(self.eval(&e.trigger, None, &Path::root()), Ok(v) if is_truthy(v.as_ref())) {
+            return;
+        }
         let key = e.dedupe_key.as_ref().and_then(|k| self.eval(k, None, &Path::root()).ok().flatten());
-        let memory = self.state.effects.get(&e.spec.id).cloned().unwrap_or_default();
-        let busy = e
-            .status_path
-            .as_ref()
-            .and_then(|p| p.get(&self.state.doc))
+        let status = e.status_path.as_ref().and_then(|p| p.get(&self.state.doc));
+        let busy = status
+            .and_then(|s| s.get("phase"))
             .and_then(Value::as_str)
-            .is_some_and(|s| BUSY_STATUSES.contains(&s));
-        // Without a dedupe key an effect fires when its trigger turns truthy; with one, also
-        // when the key's value changes while the trigger holds.
-        let repeat = memory.triggered && (e.dedupe_key.is_none() || memory.last_key == key);
-        if !triggered {
-            self.state.remember_effect(&e.spec.id, EffectMemory { triggered: false, ..memory });
+            .is_some_and(|phase| BUSY_PHASES.contains(&phase));
+        let done = key.is_some() && status.and_then(|s| s.get("key")) == key.as_ref();
+        if busy || done {
             return;
         }
-        if busy || repeat {
-            return;
-        }
-        self.state.remember_effect(&e.spec.id, EffectMemory { triggered: true, last_key: key.clone() });
         let mut request = Map::new();
         request.insert("effectId".into(), json!(e.spec.id));
         request.insert("executor".into(), json!(e.spec.executor));
+        request.insert("statusPath".into(), json!(e.spec.status_path));
         request.insert("dedupeKey".into(), key.unwrap_or(Value::Null));
         for (k, v) in &e.spec.rest {
-            let v = if k == "payload" { self.payload(&e.payload) } else { v.clone() };
+            let v = match e.evaluated.iter().find(|(name, _)| name == k) {
+                Some((_, p)) => self.payload(p),
+                None => v.clone(),
+            };
             request.insert(k.clone(), v);
         }
+        if let (Some(url), Some(Value::Object(r))) = (&e.url, request.get_mut("request")) {
+            r.insert("url".into(), Value::String(self.fill(url)));
+        }
         self.out.dispatched_effects.push(Value::Object(request));
+    }
+
+    /// A URL template with each `{ expression }` replaced by its value as text (nothing for
+    /// an expression that fails or gives no value).
+    fn fill(&self, template: &Template) -> String {
+        let mut out = String::new();
+        for part in &template.0 {
+            match self.payload(part) {
+                Value::Null => {}
+                Value::String(s) => out.push_str(&s),
+                other => out.push_str(&other.to_string()),
+            }
+        }
+        out
     }
 
     /// A payload's string values are expressions over the document; one that does not compile

@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 
 use super::limits::size_up_to;
 use super::path::{Path, Seg};
-use super::state::EffectMemory;
 
 /// What was at an address of a JSON document before a write there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,7 +71,6 @@ pub enum Change {
     Derived(Path, Option<(usize, Value)>),
     /// A field's former meta values and their place, or `None` when it had none.
     Meta(Path, Option<(usize, Map<String, Value>)>),
-    Effect(String, Option<EffectMemory>),
 }
 
 /// The changes of one cycle, oldest first.

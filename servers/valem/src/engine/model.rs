@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::budget::Budget;
 use super::compiled::{self, Compiled};
-use super::cycle::{self, CycleError};
+use super::cycle::{self, CycleError, Mode};
 use super::evolution::Evolved;
 use super::findings::Findings;
 use super::journal::Journal;
@@ -20,7 +20,7 @@ use super::schema;
 use super::snapshot::Snapshot;
 use super::spec::ModelSpec;
 use super::state::State;
-use super::trace::{ConstraintFailure, CycleOutcome, Trace};
+use super::trace::{CycleOutcome, Trace};
 
 pub const HISTORY_CAPACITY: usize = 50;
 pub const TRACE_CAPACITY: usize = 500;
@@ -37,26 +37,21 @@ pub struct ModelInfo {
     pub effect_count: usize,
 }
 
-/// One committed cycle, as `get_history` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+/// One committed cycle; `get_history` lists their timestamps.
+#[derive(Debug, Clone, PartialEq)]
 pub struct HistoryEntry {
     pub sequence: u64,
+    /// `at` in ISO-8601 with milliseconds: a valid `at` for `get_state`.
     pub timestamp: String,
-    /// `create` or `mutate`.
+    /// `create`, `mutate` or `patch`.
     pub source: String,
     pub mutations: Map<String, Value>,
-    pub derived_updated: Vec<String>,
-    pub flagged_constraints: Vec<ConstraintFailure>,
-    pub dispatched_effects: Vec<Value>,
     /// What the cycle changed, as what to put back: `get_state` `at` rebuilds an earlier state
     /// by undoing the newer cycles from the live state.
-    #[serde(skip)]
     pub undo: Arc<Journal>,
-    /// What the entry keeps, in bytes of JSON: its journal, mutations and effects.
-    #[serde(skip)]
+    /// What the entry keeps, in bytes of JSON: its journal and mutations.
     pub(super) bytes: usize,
-    #[serde(skip)]
+    /// The commit instant, whole milliseconds, so that its timestamp reads back to it.
     pub at: DateTime<Utc>,
 }
 
@@ -118,7 +113,8 @@ impl Model {
 
     pub fn from_compiled(compiled: Arc<Compiled>, budget: &Budget, admit: Admit) -> Result<Model, ModelFailure> {
         let mut state = State::new(schema::seed(&compiled.spec.schema));
-        let outcome = cycle::run(&compiled, &mut state, Vec::new(), true, budget).map_err(ModelFailure::Cycle)?;
+        let outcome =
+            cycle::run(&compiled, &mut state, Vec::new(), Mode::Create, budget).map_err(ModelFailure::Cycle)?;
         // No state before creation is ever rebuilt, so creation keeps no journal.
         state.take_journal();
         let bytes = measure(&state, budget, admit)?;
@@ -182,7 +178,7 @@ impl Model {
         admit: Admit,
     ) -> Result<CycleOutcome, ModelFailure> {
         let mutations: Map<String, Value> = writes.iter().map(|(p, v)| (p.to_string(), v.clone())).collect();
-        let result = cycle::run(&self.compiled, &mut self.state, writes, false, budget)
+        let result = cycle::run(&self.compiled, &mut self.state, writes, Mode::Write, budget)
             .map_err(ModelFailure::Cycle)
             .and_then(|outcome| Ok((outcome, measure(&self.state, budget, admit)?)));
         let journal = self.state.take_journal();
@@ -221,7 +217,6 @@ impl Model {
         state.derived = derived;
         state.meta = meta;
         state.doc = state.merged();
-        state.effects = self.state.effects.clone();
         self.bytes = measure(&state, budget, admit)?;
         self.start_from(state);
         Ok(())
@@ -257,7 +252,6 @@ impl Model {
             .map(|(p, v)| (p.clone(), v.clone()))
             .collect();
         state.meta = self.state.meta.clone();
-        state.effects = self.state.effects.clone();
         state.doc = state.merged();
         let mut writes = Vec::new();
         for (address, value) in evolved.backfill {
@@ -267,7 +261,7 @@ impl Model {
             }
         }
         if !writes.is_empty() {
-            cycle::run(&compiled, &mut state, writes, false, budget).map_err(ModelFailure::Cycle)?;
+            cycle::run(&compiled, &mut state, writes, Mode::Write, budget).map_err(ModelFailure::Cycle)?;
         }
         if evolved.touches_schema {
             let mut leaves = Vec::new();
@@ -282,7 +276,7 @@ impl Model {
                 });
             }
         }
-        cycle::run(&compiled, &mut state, Vec::new(), true, budget).map_err(ModelFailure::Cycle)?;
+        cycle::run(&compiled, &mut state, Vec::new(), Mode::Recompute, budget).map_err(ModelFailure::Cycle)?;
         state.take_journal();
         self.bytes = measure(&state, budget, admit)?;
         self.compiled = compiled;
@@ -301,18 +295,14 @@ impl Model {
         for t in &outcome.traces {
             self.traces.push(t.clone());
         }
-        let at = Utc::now();
+        let at = Utc::now().trunc_subsecs(3);
         let cap = budget.model_bytes;
-        let kept = [Value::Object(mutations.clone()), Value::Array(outcome.dispatched_effects.clone())];
-        let bytes = undo.bytes(cap) + kept.iter().map(|v| super::limits::size_up_to(v, cap)).sum::<usize>();
+        let bytes = undo.bytes(cap) + super::limits::size_up_to(&Value::Object(mutations.clone()), cap);
         let dropped = self.history.push(HistoryEntry {
             sequence: self.next_sequence,
             timestamp: at.to_rfc3339_opts(SecondsFormat::Millis, true),
             source: source.to_owned(),
             mutations,
-            derived_updated: outcome.derived_updated.clone(),
-            flagged_constraints: outcome.flagged.clone(),
-            dispatched_effects: outcome.dispatched_effects.clone(),
             undo: Arc::new(undo),
             bytes,
             at,

@@ -92,14 +92,13 @@ pub fn fragment<'s>(root: &'s Value, path: &Path) -> Option<&'s Value> {
 }
 
 /// The fragment at `path` with live meta values laid over it (`relevant` as `x-valem-relevant`,
-/// `required` as `x-valem-required`, the others under their own keyword).
+/// the others under their own keyword: a live `required` is a plain `"required": true`).
 pub fn effective(root: &Value, path: &Path, meta: Option<&Map<String, Value>>) -> Value {
     let mut out = fragment(root, path).cloned().unwrap_or_else(|| Value::Object(Map::new()));
     if let (Value::Object(schema), Some(meta)) = (&mut out, meta) {
         for (property, value) in meta {
             let key = match property.as_str() {
                 "relevant" => "x-valem-relevant",
-                "required" => "x-valem-required",
                 other => other,
             };
             schema.insert(key.to_owned(), value.clone());
@@ -177,10 +176,11 @@ pub fn check_value(root: &Value, path: &Path, value: &Value, meta: Option<&Map<S
         .collect()
 }
 
-/// Drops the keys that only the service reads, so the validator sees plain 2020-12.
+/// Drops the keys that only the service reads, and a live `required` flag (a boolean, where
+/// 2020-12 has an array), so the validator sees plain 2020-12.
 fn strip_annotations(mut schema: Value) -> Value {
     if let Value::Object(m) = &mut schema {
-        m.retain(|k, _| !k.starts_with("x-valem-"));
+        m.retain(|k, v| !k.starts_with("x-valem-") && !(k == "required" && v.is_boolean()));
     }
     schema
 }

@@ -1,8 +1,5 @@
-//! A model's live data: the written document, the derived values, the meta values and what the
-//! effects remember. Expressions read `doc`, the written document with derived values in place.
+//! A model's live data: the written document, the derived values and the meta values. Expressions read `doc`, the written document with derived values in place.
 //! Every change is recorded in the journal, so that a cycle can be undone (see `journal.rs`).
-
-use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -10,14 +7,6 @@ use serde_json::{Map, Value};
 
 use super::journal::{Change, Journal, Slot};
 use super::path::Path;
-
-/// What an effect remembers between cycles, to emit once per trigger rather than on every write.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EffectMemory {
-    pub last_key: Option<Value>,
-    pub triggered: bool,
-}
 
 /// Stored as it is (see `engine/stored.rs`), but for the journal, which a committed state has
 /// always handed to its history.
@@ -31,7 +20,6 @@ pub struct State {
     pub derived: IndexMap<Path, Value>,
     /// Meta values by concrete address, then property.
     pub meta: IndexMap<Path, Map<String, Value>>,
-    pub effects: HashMap<String, EffectMemory>,
     /// The changes since the journal was last taken.
     #[serde(skip)]
     journal: Journal,
@@ -106,12 +94,6 @@ impl State {
         }
     }
 
-    /// Records what an effect remembers after this cycle.
-    pub fn remember_effect(&mut self, id: &str, memory: EffectMemory) {
-        let old = self.effects.insert(id.to_owned(), memory);
-        self.journal.push(Change::Effect(id.to_owned(), old));
-    }
-
     /// The changes recorded since the last call, oldest first.
     pub fn take_journal(&mut self) -> Journal {
         std::mem::take(&mut self.journal)
@@ -131,12 +113,6 @@ impl State {
                     self.meta.shift_remove(&path);
                 }
                 Change::Meta(path, Some((at, values))) => put_back(&mut self.meta, at, path, values),
-                Change::Effect(id, None) => {
-                    self.effects.remove(&id);
-                }
-                Change::Effect(id, Some(memory)) => {
-                    self.effects.insert(id, memory);
-                }
             }
         }
     }

@@ -1,6 +1,6 @@
 //! A model written as a store keeps it, and rebuilt from that without evaluating anything: the
 //! spec as the client wrote it (compiled again on load), the state as it is (written document,
-//! merged document, derived and meta caches in their order, effect memory) and the history with
+//! merged document, derived and meta caches in their order) and the history with
 //! the undo journals that `get_state` `at` replays. Traces (what `explain` serves) are of the
 //! cycles this process ran and are not stored.
 
@@ -15,7 +15,6 @@ use super::limits::size_up_to;
 use super::model::{HISTORY_CAPACITY, HistoryEntry, Model, TRACE_CAPACITY, compile};
 use super::ring::Ring;
 use super::state::State;
-use super::trace::ConstraintFailure;
 use crate::store::StoredModel;
 
 /// The stored form's version: a store written by a newer layout is refused, not misread.
@@ -38,9 +37,6 @@ struct StoredEntry {
     at: String,
     source: String,
     mutations: Map<String, Value>,
-    derived_updated: Vec<String>,
-    flagged_constraints: Vec<ConstraintFailure>,
-    dispatched_effects: Vec<Value>,
     undo: Journal,
     bytes: usize,
 }
@@ -56,9 +52,6 @@ impl Model {
                 at: h.at.to_rfc3339_opts(SecondsFormat::Nanos, true),
                 source: h.source.clone(),
                 mutations: h.mutations.clone(),
-                derived_updated: h.derived_updated.clone(),
-                flagged_constraints: h.flagged_constraints.clone(),
-                dispatched_effects: h.dispatched_effects.clone(),
                 undo: Journal::clone(&h.undo),
                 bytes: h.bytes,
             })
@@ -97,9 +90,6 @@ impl Model {
                 timestamp: at.to_rfc3339_opts(SecondsFormat::Millis, true),
                 source: entry.source,
                 mutations: entry.mutations,
-                derived_updated: entry.derived_updated,
-                flagged_constraints: entry.flagged_constraints,
-                dispatched_effects: entry.dispatched_effects,
                 undo: Arc::new(entry.undo),
                 bytes: entry.bytes,
                 at,

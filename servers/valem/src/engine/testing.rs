@@ -10,6 +10,7 @@ use super::budget::Budget;
 use super::compiled::Compiled;
 use super::model::{Model, ModelFailure, admit_any};
 use super::path::Path;
+use super::schema;
 use super::spec::TestCase;
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -86,9 +87,10 @@ fn compare(model: &Model, expect: &Map<String, Value>, budget: &Budget) -> Vec<C
             }
         };
         if let Some(Value::Object(meta)) = expected.get("$meta") {
-            let live = model.state.meta.get(&path);
+            let effective = schema::effective(&model.compiled.spec.schema, &path, model.state.meta.get(&path));
             for (property, want) in meta {
-                let got = live.and_then(|m| m.get(property));
+                let keyword = if property == "relevant" { "x-valem-relevant" } else { property.as_str() };
+                let got = effective.get(keyword);
                 if !matches(want, got) {
                     failures.push(mismatch(&format!("{address}#{property}"), want, got));
                 }

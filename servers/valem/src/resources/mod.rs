@@ -11,7 +11,7 @@ pub struct Guide {
 pub const GUIDES: &[Guide] = &[
     Guide {
         name: "model-spec-format",
-        description: "The ModelSpec authoring guide: sections, path notation, JSONata rules",
+        description: "The ModelSpec authoring guide: sections, addresses, what a write answers, worked examples",
         text: include_str!("guides/model-spec-format.md"),
     },
     Guide {
@@ -20,8 +20,13 @@ pub const GUIDES: &[Guide] = &[
         text: include_str!("guides/jsonata-gotchas.md"),
     },
     Guide {
+        name: "spec-evolution",
+        description: "Evolving a live model's spec: targeted diffs, backfill, version guards, stranded values",
+        text: include_str!("guides/spec-evolution.md"),
+    },
+    Guide {
         name: "view-system",
-        description: "Views: the viewDefinition's views, components and bind addresses",
+        description: "Views: the viewDefinition, components, bind addresses and what get_view returns",
         text: include_str!("guides/view-system.md"),
     },
 ];
@@ -29,12 +34,26 @@ pub const GUIDES: &[Guide] = &[
 /// The bundled example specs by name, as `valem://examples/{name}` serves them.
 pub const EXAMPLES: &[(&str, &str)] = &[
     ("body-mass-index", include_str!("examples/body-mass-index.json")),
+    ("event-registration", include_str!("examples/event-registration.json")),
+    ("expense-report", include_str!("examples/expense-report.json")),
     ("loan-payment", include_str!("examples/loan-payment.json")),
     ("order-total", include_str!("examples/order-total.json")),
+    ("savings-plan", include_str!("examples/savings-plan.json")),
+    ("shipping-quote", include_str!("examples/shipping-quote.json")),
 ];
 
 pub fn guide_uri(name: &str) -> String {
     format!("valem://guide/{name}")
+}
+
+pub fn example_uri(name: &str) -> String {
+    format!("valem://examples/{name}")
+}
+
+/// What an example models: its `_description`.
+pub fn example_description(text: &str) -> String {
+    let spec: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    spec["_description"].as_str().unwrap_or_default().to_owned()
 }
 
 /// The example spec called `name`, as JSON text.

@@ -17,8 +17,7 @@ use crate::engine::{limits, spec};
 pub struct EvalArgs {
     /// A JSONata expression.
     pub expr: String,
-    /// The input document. Absent: no input at all (JSONata's undefined, so `$` is undefined);
-    /// `null` is a null input.
+    /// The input document. Absent: `{}`; `null` is a null input.
     #[serde(default, deserialize_with = "present")]
     #[schemars(transform = no_default)]
     pub input: Option<Value>,
@@ -29,6 +28,10 @@ pub struct EvalArgs {
     /// A library, as in a ModelSpec; its exports are bound as `$name`.
     #[serde(default)]
     pub library: Option<Value>,
+    /// Evaluate with no input at all (JSONata's undefined, so `$` is undefined), as the JSONata
+    /// test suite runs its cases without data; give no `input` with it.
+    #[serde(default, rename = "undefinedInput")]
+    pub undefined_input: bool,
     /// Bound as `$const`.
     #[serde(default)]
     pub constants: Option<Value>,
@@ -86,7 +89,13 @@ fn evaluate(args: EvalArgs, budget: &Budget) -> Result<EvalAnswer, ModelError> {
         (Some(_), Some(_)) => {
             return Err(ModelError::Invalid("give the input as `input` or as `data`, not both".into()));
         }
-        (input, data) => input.or(data),
+        (None, None) if args.undefined_input => None,
+        (Some(_), _) | (_, Some(_)) if args.undefined_input => {
+            return Err(ModelError::Invalid(
+                "`undefinedInput` means no input: give no `input` or `data` with it".into(),
+            ));
+        }
+        (input, data) => Some(input.or(data).unwrap_or_else(|| Value::Object(Map::new()))),
     };
     let expr = match Expr::compile(&args.expr) {
         Ok(e) => e,

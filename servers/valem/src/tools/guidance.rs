@@ -100,15 +100,11 @@ pub struct GuidanceArgs {
 }
 
 #[derive(Serialize, JsonSchema)]
-pub struct TopicGuidance {
-    pub id: Topic,
-    pub title: &'static str,
-    pub guidance: &'static str,
-}
-
-#[derive(Serialize, JsonSchema)]
 pub struct Guidance {
-    pub topics: Vec<TopicGuidance>,
+    /// The ids asked for, in the order given.
+    pub topics: Vec<Topic>,
+    /// The guidance of every topic, in that order, each under its title.
+    pub guidance: String,
 }
 
 /// Vetted instructions for recurring modelling shapes (amortization schedules, progressive
@@ -122,7 +118,6 @@ pub struct Guidance {
     open_world = false
 )]
 pub async fn get_domain_guidance(args: GuidanceArgs) -> Result<Guidance, Error> {
-    let topics =
-        args.topics.into_iter().map(|t| TopicGuidance { id: t, title: t.title(), guidance: t.guidance() }).collect();
-    Ok(Guidance { topics })
+    let guidance: Vec<String> = args.topics.iter().map(|t| format!("## {}\n\n{}", t.title(), t.guidance())).collect();
+    Ok(Guidance { topics: args.topics, guidance: guidance.join("\n\n") })
 }

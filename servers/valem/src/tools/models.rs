@@ -97,12 +97,13 @@ pub async fn get_spec(cx: &Cx<Models>, args: ModelId) -> Result<Value, ModelErro
 
 #[derive(Serialize, JsonSchema)]
 pub struct Deleted {
-    pub deleted: String,
+    /// Always true: an unknown id is an error.
+    pub deleted: bool,
 }
 
-/// Deletes a model and its history.
+/// Deletes a model, its history and its audit trail.
 #[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
     cx.remove(&args.id).await?;
-    Ok(Deleted { deleted: args.id })
+    Ok(Deleted { deleted: true })
 }

@@ -9,7 +9,7 @@ use tooltable::{Cx, operation};
 use super::errors::ModelError;
 use super::projection;
 use super::registry::Models;
-use crate::engine::model::HistoryEntry;
+use crate::engine::cycle::CONSTRAINT_TARGET;
 use crate::engine::path::Path;
 use crate::engine::schema;
 use crate::engine::trace::Trace;
@@ -68,17 +68,17 @@ pub struct FieldArgs {
     pub path: String,
 }
 
-/// The value at one address of the merged state.
+/// The value at one address of the merged state; null when nothing is there.
 #[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}", open_world = false)]
 pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = address(&args.path)?;
     let doc = Models::compute(cx, &args.id, |m, budget| Ok(m.merged(budget))).await?;
-    path.get(&doc).cloned().ok_or_else(|| ModelError::Missing(format!("{:?} has no value at {path}", args.id)))
+    Ok(path.get(&doc).cloned().unwrap_or(Value::Null))
 }
 
 /// A field's schema with the live meta values laid over it (current minimum, maximum,
-/// readOnly, required as x-valem-required, relevant as x-valem-relevant, ...): what a write
-/// there must satisfy now.
+/// readOnly, `"required": true`, relevant as x-valem-relevant, ...): what a write there must
+/// satisfy now.
 #[operation(
     title = "Get effective schema",
     read_only,
@@ -94,7 +94,8 @@ pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Va
 #[derive(Deserialize, JsonSchema)]
 pub struct ExplainArgs {
     pub id: String,
-    /// Traces whose target starts with this address are returned.
+    /// Traces whose target is at or under this address are returned; `$constraint:<id>` names
+    /// a constraint's evaluations.
     pub path: String,
     /// Only the newest N traces.
     #[serde(default)]
@@ -105,7 +106,9 @@ pub struct ExplainArgs {
 /// traces of recent cycles (expression, inputs, result, error), oldest first.
 #[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}", open_world = false)]
 pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, ModelError> {
-    address(&args.path)?;
+    if !args.path.starts_with(CONSTRAINT_TARGET) {
+        address(&args.path)?;
+    }
     cx.read(&args.id, |m| {
         let matching: Vec<&Trace> = m.traces.iter().filter(|t| is_at_or_under(&t.target_path, &args.path)).collect();
         let skip = args.limit.map_or(0, |n| matching.len().saturating_sub(n));
@@ -114,11 +117,11 @@ pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, M
     .await
 }
 
-/// The recent cycles of a model (creation first): mutations, derived updates, flagged
-/// constraints and dispatched effects of each.
+/// The ISO-8601 timestamps of the kept history entries (at most 50, creation first), in
+/// commit order: each is a valid `at` for `get_state`.
 #[operation(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history", open_world = false)]
-pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<HistoryEntry>, ModelError> {
-    cx.read(&args.id, |m| Ok(m.history.iter().cloned().collect())).await
+pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<String>, ModelError> {
+    cx.read(&args.id, |m| Ok(m.history.iter().map(|h| h.timestamp.clone()).collect())).await
 }
 
 /// Whether `target` is `path` or an address under it (`$.total` is not under `$.tot`).

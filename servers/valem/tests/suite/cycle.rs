@@ -1,5 +1,5 @@
-//! What one mutate cycle does beyond derivations: meta values, flag constraints, effects
-//! emitted once per key, history and traces.
+//! What one mutate cycle does beyond derivations: meta values, flag constraints, effects,
+//! history and traces.
 
 use serde_json::json;
 
@@ -34,14 +34,13 @@ fn meta_flags_effects_history_and_traces() {
     );
     assert_eq!(r["dispatchedEffects"][0]["effectId"], "ask");
     assert_eq!(r["dispatchedEffects"][0]["payload"], json!({ "message": "spent 150" }));
-    let again = call(&server, "mutate", json!({ "id": "budget", "mutations": { "$.age": 31 } })).unwrap();
-    assert_eq!(again["dispatchedEffects"], json!([]));
+    let untouched = call(&server, "mutate", json!({ "id": "budget", "mutations": { "$.age": 31 } })).unwrap();
+    assert_eq!(untouched["dispatchedEffects"], json!([]), "the trigger's inputs did not change");
     let changed = call(&server, "mutate", json!({ "id": "budget", "mutations": { "$.spend": 160 } })).unwrap();
     assert_eq!(changed["dispatchedEffects"][0]["dedupeKey"], 160);
 
     let history = call(&server, "get_history", json!({ "id": "budget" })).unwrap();
-    let sources: Vec<&str> = history.as_array().unwrap().iter().map(|h| h["source"].as_str().unwrap()).collect();
-    assert_eq!(sources, ["create", "mutate", "mutate", "mutate", "mutate", "mutate"]);
+    assert_eq!(history.as_array().unwrap().len(), 6, "creation and five commits: {history}");
     let traces = call(&server, "explain", json!({ "id": "budget", "path": "$.over", "limit": 1 })).unwrap();
     assert_eq!(traces.as_array().unwrap().len(), 1);
     assert_eq!(traces[0]["result"], true);
@@ -65,4 +64,57 @@ fn payload_expressions_that_do_not_compile_or_fail_give_null() {
     let payload = json!({ "twice": 4, "broken": null, "unknown": null, "count": 3,
                           "nested": { "label": "n=2", "list": ["n"] } });
     assert_eq!(r["dispatchedEffects"][0]["payload"], payload);
+}
+
+/// A spec whose effect calls a server for the rate of a region, its status at `$.io`.
+fn rates() -> tooltable::Server<valem::tools::registry::Models> {
+    let server = valem::server().unwrap();
+    let spec = json!({
+        "id": "rates",
+        "schema": { "type": "object", "properties": { "region": { "type": "string" }, "io": { "type": "object" } } },
+        "effects": [{ "id": "fetch", "executor": "server", "trigger": "region != null", "dedupeKey": "region",
+                      "statusPath": "$.io", "request": { "method": "GET", "url": "https://r.example/{ region }?n={ $length(region) }" },
+                      "afterMs": "1000 * 60", "prompt": "'Rate for ' & region", "description": "kept as given" }]
+    });
+    call(&server, "create_model", json!({ "spec": spec })).unwrap();
+    server
+}
+
+fn dispatched(
+    server: &tooltable::Server<valem::tools::registry::Models>,
+    mutations: serde_json::Value,
+) -> serde_json::Value {
+    call(server, "mutate", json!({ "id": "rates", "mutations": mutations })).unwrap()["dispatchedEffects"].clone()
+}
+
+#[test]
+fn an_effect_request_is_resolved_data() {
+    let server = rates();
+    let sent = dispatched(&server, json!({ "$.region": "north" }));
+    assert_eq!(
+        sent,
+        json!([{ "effectId": "fetch", "executor": "server", "statusPath": "$.io", "dedupeKey": "north",
+                 "request": { "method": "GET", "url": "https://r.example/north?n=5" },
+                 "afterMs": 60000, "prompt": "Rate for north", "description": "kept as given" }])
+    );
+}
+
+#[test]
+fn an_effect_fires_in_every_cycle_that_touches_its_inputs_unless_its_status_holds_it() {
+    let server = rates();
+    assert_eq!(dispatched(&server, json!({ "$.region": "north" })).as_array().unwrap().len(), 1);
+    assert_eq!(dispatched(&server, json!({ "$.region": "north" })).as_array().unwrap().len(), 1, "fires again");
+    for phase in ["pending", "in_flight"] {
+        let held = dispatched(&server, json!({ "$.io": { "phase": phase }, "$.region": "south" }));
+        assert_eq!(held, json!([]), "{phase} holds it");
+    }
+    let done = dispatched(&server, json!({ "$.io": { "phase": "done", "key": "south" }, "$.region": "south" }));
+    assert_eq!(done, json!([]), "the status's key is the current dedupe key");
+    let next = dispatched(&server, json!({ "$.region": "west" }));
+    assert_eq!(next[0]["dedupeKey"], "west", "a new key is a new request: {next}");
+    let failed = dispatched(
+        &server,
+        json!({ "$.io": { "phase": "failed", "key": "east", "error": "timeout" }, "$.region": "east" }),
+    );
+    assert_eq!(failed, json!([]), "the key matches");
 }

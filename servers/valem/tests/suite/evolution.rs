@@ -130,3 +130,20 @@ fn schema_definitions_still_referenced_are_kept() {
     let negative = call(&server, "mutate", json!({ "id": "loan", "mutations": { "$.fee": -1 } }));
     assert!(negative.is_ok(), "the node is gone with its definition");
 }
+
+#[test]
+fn the_final_recompute_evaluates_no_constraint_but_a_backfill_cycle_does() {
+    let server = loan();
+    let strict = json!({ "id": "small", "expr": "amount < 500", "message": "too large", "policy": "rollback" });
+    let evolved = evolve(
+        &server,
+        json!({ "upsertConstraints": [strict], "upsertDerivations": [{ "path": "$.double", "expr": "amount * 2" }] }),
+    );
+    assert!(evolved.is_ok(), "the held amount is not re-checked: {evolved:?}");
+    assert_eq!(state(&server)["double"], 2000, "derivations are recomputed");
+    let limit = json!({ "id": "short", "expr": "$length(term) < 3", "message": "too long", "policy": "rollback" });
+    let backfilled =
+        evolve(&server, json!({ "upsertConstraints": [limit], "backfill": { "$.term": "twenty" } })).unwrap_err();
+    assert_eq!(backfilled["error"], "Constraint violation", "{backfilled}");
+    assert_eq!(call(&server, "get_model_info", json!({ "id": "loan" })).unwrap()["constraintCount"], 1);
+}

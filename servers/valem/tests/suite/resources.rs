@@ -38,9 +38,13 @@ fn guides_and_examples_are_served() {
         assert!(read["result"]["contents"][0]["text"].as_str().unwrap().starts_with("# "));
     }
     for (name, text) in EXAMPLES {
-        let read = client.request("resources/read", json!({ "uri": format!("valem://examples/{name}") })).unwrap();
+        let uri = format!("valem://examples/{name}");
+        assert!(uris.contains(&uri.as_str()), "{uri} is listed");
+        let read = client.request("resources/read", json!({ "uri": uri })).unwrap();
         assert_eq!(read["result"]["contents"][0]["text"], *text);
     }
+    assert_eq!(uris.len(), GUIDES.len() + EXAMPLES.len() + 2, "the guides, the examples and two schemas: {uris:?}");
+    assert_eq!(GUIDES.len(), 4);
     let missing = client.request("resources/read", json!({ "uri": "valem://examples/no-such-example" })).unwrap();
     assert_eq!(missing["error"]["code"], -32002);
 }

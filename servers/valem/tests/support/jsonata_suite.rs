@@ -131,8 +131,9 @@ pub fn run(client: &mut Client, case: &Case) -> io::Result<Result<(), String>> {
         return Ok(Err(why.clone()));
     }
     let mut args = json!({ "expr": case.expr, "bindings": case.bindings });
-    if let Some(input) = &case.input {
-        args["data"] = input.clone();
+    match &case.input {
+        Some(input) => args["data"] = input.clone(),
+        None => args["undefinedInput"] = json!(true),
     }
     let answer = client.call("eval_expression", args)?;
     if answer.is_error {

@@ -197,7 +197,8 @@ fn an_error_type_with_a_schema_joins_the_output_schema() {
     let schema = tool("mutate").to_mcp()["outputSchema"].clone();
     assert_eq!(schema["type"], "object");
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let error = json!({ "error": "Schema violation", "violations": [{ "path": "/a", "keyword": "type", "message": "x" }] });
+    let error =
+        json!({ "error": "Schema violation", "violations": [{ "path": "/a", "keyword": "type", "message": "x" }] });
     assert!(validator.is_valid(&error), "the error body is admitted");
     assert!(validator.is_valid(&json!({ "id": "m", "version": "1.0.0", "derivationCount": 1 })), "so is a success");
     assert!(!validator.is_valid(&json!({ "error": "Invalid arguments" })), "other bodies are not");
@@ -227,10 +228,7 @@ async fn a_result_that_cannot_be_serialised_is_an_internal_failure() {
     let s = Server::builder(Models).operations(table![unwritable]).build().unwrap();
     let failure = s.call("unwritable", json!({})).await.unwrap_err();
     assert_eq!(failure.kind, ErrorKind::Internal);
-    assert_eq!(
-        failure.body["error"],
-        "the operation's result could not be serialised: this value cannot be written"
-    );
+    assert_eq!(failure.body["error"], "the operation's result could not be serialised: this value cannot be written");
 }
 
 #[test]

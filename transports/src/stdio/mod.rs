@@ -154,6 +154,38 @@ mod tests {
         unsafe { libc::close(write_end) };
     }
 
+    /// What the session writes for `input`, one JSON value a line.
+    fn answers(input: &str) -> Vec<serde_json::Value> {
+        let (mut read_end, write_end) = pipe();
+        let server = Server::builder(()).build().unwrap();
+        let output = LineSink::open(write_end).unwrap();
+        let session = Session::new(&server, output.clone());
+        read_lines(&session, std::io::Cursor::new(input.as_bytes()), &StdioOptions::default(), &output).unwrap();
+        drop(session);
+        output.finish(Duration::from_secs(1)).unwrap();
+        // SAFETY: the write end is ours; closing it ends what the read end sees.
+        unsafe { libc::close(write_end) };
+        let mut written = String::new();
+        read_end.read_to_string(&mut written).unwrap();
+        written.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_batch_of_revision_2025_03_26_is_answered_with_one_line() {
+        let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}"#;
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+        let lines = answers(&format!("{initialize}\n{batch}\n"));
+        let responses = lines.iter().filter(|l| l.get("method").is_none()).collect::<Vec<_>>();
+        assert_eq!(responses.len(), 2, "the handshake's answer, then the batch's: {lines:?}");
+        assert_eq!(
+            responses[1],
+            &serde_json::json!([
+                { "jsonrpc": "2.0", "id": 1, "result": {} },
+                { "jsonrpc": "2.0", "id": 2, "result": {} },
+            ])
+        );
+    }
+
     #[test]
     fn an_over_long_line_is_answered_with_its_id() {
         let (mut read_end, write_end) = pipe();

@@ -1,5 +1,6 @@
 //! The HTTP transport served in process on a free port, driven by a real HTTP client.
 
+mod batch;
 mod connections;
 mod cors;
 mod hostile;

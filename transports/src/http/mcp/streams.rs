@@ -3,7 +3,7 @@
 //! stream on that POST. Other messages go to the GET stream. Every event is logged per stream, so a
 //! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use hyper::body::Bytes;
@@ -32,6 +32,8 @@ pub struct Streams {
     next_seq: u64,
     next_stream: u64,
     waiting: HashMap<RequestId, Waiter>,
+    /// The requests of JSON-RPC batches being answered, which the session answers together.
+    held: HashSet<RequestId>,
     carriers: HashMap<RequestId, u64>,
     live: HashMap<u64, mpsc::UnboundedSender<Bytes>>,
     logs: EventLogs,
@@ -47,6 +49,7 @@ impl Streams {
             next_seq: 0,
             next_stream: GET_STREAM + 1,
             waiting: HashMap::new(),
+            held: HashSet::new(),
             carriers: HashMap::new(),
             live: HashMap::new(),
             logs: EventLogs::new(budget),
@@ -56,7 +59,24 @@ impl Streams {
 
     /// Whether a request with this id is still being answered.
     pub fn is_pending(&self, id: &RequestId) -> bool {
-        self.waiting.contains_key(id) || self.carriers.contains_key(id)
+        self.waiting.contains_key(id) || self.carriers.contains_key(id) || self.held.contains(id)
+    }
+
+    /// Holds the request ids of a batch while it is answered; the first id already pending, if
+    /// one is, and nothing held.
+    pub fn hold(&mut self, ids: &[RequestId]) -> Result<(), RequestId> {
+        if let Some(id) = ids.iter().find(|id| self.is_pending(id)) {
+            return Err(id.clone());
+        }
+        self.held.extend(ids.iter().cloned());
+        Ok(())
+    }
+
+    /// The batch is answered (or its client gone).
+    pub fn release(&mut self, ids: &[RequestId]) {
+        for id in ids {
+            self.held.remove(id);
+        }
     }
 
     /// Registers a POSTed request before the session sees it; the receiver gets its answer.
@@ -187,7 +207,7 @@ impl Streams {
 
     /// Whether the session may be ended to make room: no request in flight, no stream open.
     pub fn is_idle(&self) -> bool {
-        self.waiting.is_empty() && self.carriers.is_empty() && !self.has_open_stream()
+        self.waiting.is_empty() && self.carriers.is_empty() && self.held.is_empty() && !self.has_open_stream()
     }
 
     /// Whether a client is connected to one of the session's event streams: it counts as activity.

@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use tooltable::transport::jsonrpc::RequestId;
 use tooltable::transport::{Outgoing, Route};
 
-use super::logs::{EventLogs, GET_STREAM, LogBudget};
+use super::logs::{EventLogs, GET_STREAM, LogBudget, Resumable};
 
 /// How a POSTed request is answered.
 pub enum FirstAnswer {
@@ -43,7 +43,7 @@ pub struct Streams {
 }
 
 impl Streams {
-    pub fn new(retry_ms: u64, budget: Arc<LogBudget>) -> Self {
+    pub fn new(retry_ms: u64, budget: Arc<LogBudget>, resumable: Resumable) -> Self {
         Streams {
             retry_ms,
             next_seq: 0,
@@ -52,7 +52,7 @@ impl Streams {
             held: HashSet::new(),
             carriers: HashMap::new(),
             live: HashMap::new(),
-            logs: EventLogs::new(budget),
+            logs: EventLogs::new(budget, resumable),
             undelivered_from: 0,
         }
     }
@@ -205,6 +205,11 @@ impl Streams {
         rx
     }
 
+    /// Lets go of the events held for a first GET that has not come in time.
+    pub fn release_unclaimed(&mut self, now: std::time::Instant) {
+        self.logs.release_unclaimed(now);
+    }
+
     /// Whether the session may be ended to make room: no request in flight, no stream open.
     pub fn is_idle(&self) -> bool {
         self.waiting.is_empty() && self.carriers.is_empty() && self.held.is_empty() && !self.has_open_stream()
@@ -238,7 +243,8 @@ mod tests {
     use super::*;
 
     fn streams() -> Streams {
-        Streams::new(500, Arc::new(LogBudget::new(1 << 20, 1 << 30)))
+        let resumable = Resumable::AfterFirstGet(crate::http::mcp::logs::FIRST_GET_WINDOW);
+        Streams::new(500, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable)
     }
 
     fn msg(json: &str, route: Route) -> Outgoing {

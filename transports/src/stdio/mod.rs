@@ -62,7 +62,8 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
         ));
     }
     let output = LineSink::open(1)?;
-    let session = Session::new(server, output.clone());
+    let session = std::sync::Arc::new(Session::new(server, output.clone()));
+    stop_on_hangup(&output, &session);
     let read = {
         let _spawn_here = runtime.enter();
         let input = BufReader::with_capacity(64 * 1024, fd::BlockingReader(0));
@@ -71,6 +72,18 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
     runtime.block_on(session.drain(options.drain));
     drop(session);
     read.and(output.finish(options.drain))
+}
+
+/// Once the client closes stdout, nobody can read an answer: the calls in flight are stopped at
+/// once, and reading stops at the next line (or the end of input).
+fn stop_on_hangup<S: Send + Sync + 'static>(output: &LineSink, session: &std::sync::Arc<Session<S>>) {
+    let session = std::sync::Arc::downgrade(session);
+    output.on_hangup(move || {
+        tracing::warn!("stdout is closed; stopping the calls in flight");
+        if let Some(session) = session.upgrade() {
+            session.close();
+        }
+    });
 }
 
 /// Hands each line to the session until the end of input.
@@ -136,6 +149,35 @@ mod tests {
 
     fn pings(n: usize) -> String {
         (0..n).map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n")).collect()
+    }
+
+    #[test]
+    fn a_closed_stdout_is_noticed_before_any_write() {
+        let (read_end, write_end) = pipe();
+        let output = LineSink::open(write_end).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        output.on_hangup(move || tx.send(()).unwrap_or_default());
+        drop(read_end);
+        rx.recv_timeout(Duration::from_secs(10)).expect("the hangup is noticed with nothing written");
+        assert!(output.is_broken());
+        assert!(output.finish(Duration::from_secs(1)).is_ok(), "no answer was lost");
+        // SAFETY: the write end is ours; the sink is done with it.
+        unsafe { libc::close(write_end) };
+    }
+
+    #[test]
+    fn an_answer_after_the_hangup_is_reported_lost() {
+        let (read_end, write_end) = pipe();
+        let output = LineSink::open(write_end).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        output.on_hangup(move || tx.send(()).unwrap_or_default());
+        drop(read_end);
+        rx.recv_timeout(Duration::from_secs(10)).expect("the hangup is noticed");
+        output.send(Outgoing { json: "{}".into(), route: Route::Session });
+        let e = output.finish(Duration::from_secs(1)).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        // SAFETY: the write end is ours; the sink is done with it.
+        unsafe { libc::close(write_end) };
     }
 
     #[test]

@@ -403,6 +403,16 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         listen::notify(self, listen::watches(uri), "notifications/resources/updated", json!({ "uri": uri }));
     }
 
+    /// Whether an open listen of this session watches the task.
+    pub(crate) fn watches_task(&self, id: &str) -> bool {
+        lock(&self.listeners).values().any(listen::watches_task(id))
+    }
+
+    /// Tells the listens that watch the task its state now.
+    pub(crate) fn task_changed(&self, id: &str, detailed: &Value) {
+        listen::notify(self, listen::watches_task(id), "notifications/tasks", detailed.clone());
+    }
+
     fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>) {
         if lock(&self.in_flight).contains_key(&id) || lock(&self.listeners).contains_key(&id) {
             let e = RpcError::invalid_request(format!("request id {id} is already in flight"));

@@ -147,9 +147,12 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     if first != Some(b'{') {
         return match serde_json::from_slice::<Value>(bytes) {
             Err(e) => fail(None, parse_error(&e)),
-            Ok(Value::Array(_)) => {
-                fail(None, RpcError::invalid_request("JSON-RPC batches are not supported: send one message per line"))
-            }
+            Ok(Value::Array(_)) => fail(
+                None,
+                RpcError::invalid_request(
+                    "JSON-RPC batches are not supported by this protocol revision (only 2025-03-26 has them): send one message at a time",
+                ),
+            ),
             Ok(_) => fail(None, RpcError::invalid_request("a JSON-RPC message must be a JSON object")),
         };
     }
@@ -187,6 +190,40 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
             _ => fail(Some(id), RpcError::invalid_request("a request needs a method")),
         },
         (None, None) => fail(None, RpcError::invalid_request("a request needs a method")),
+    }
+}
+
+/// The most messages one JSON-RPC batch may hold (protocol revision 2025-03-26).
+pub const MAX_BATCH: usize = 100;
+
+/// Whether the message is a JSON array, that is a JSON-RPC batch.
+pub fn is_batch(bytes: &[u8]) -> bool {
+    bytes.iter().copied().find(|b| !b.is_ascii_whitespace()) == Some(b'[')
+}
+
+/// One member of a batch, decoded as [`decode`] decodes a message alone.
+#[allow(clippy::result_large_err)]
+pub type BatchMember = Result<Incoming, DecodeError>;
+
+/// Decodes a JSON-RPC batch into its members. The batch itself is refused (-32700 when it is no
+/// JSON, -32600 when it is empty or holds more than [`MAX_BATCH`] messages); a member that is no
+/// message is an error among the members, answered in its place.
+#[allow(clippy::result_large_err)]
+pub fn decode_batch(bytes: &[u8]) -> Result<Vec<BatchMember>, DecodeError> {
+    let fail = |error: RpcError| Err(DecodeError { id: None, error, too_deep_arguments: false });
+    let members: Vec<&serde_json::value::RawValue> = match serde_json::from_slice(bytes) {
+        Ok(members) => members,
+        Err(e) if e.is_syntax() || e.is_eof() => return fail(parse_error(&e)),
+        Err(e) => {
+            return fail(RpcError::invalid_request(format!("a JSON-RPC batch must be an array of messages: {e}")));
+        }
+    };
+    match members.len() {
+        0 => fail(RpcError::invalid_request("a JSON-RPC batch must hold at least one message")),
+        n if n > MAX_BATCH => fail(RpcError::invalid_request(format!(
+            "a JSON-RPC batch of {n} messages exceeds the limit of {MAX_BATCH}; send fewer at once"
+        ))),
+        _ => Ok(members.into_iter().map(|raw| decode(raw.get().as_bytes())).collect()),
     }
 }
 
@@ -304,6 +341,27 @@ mod tests {
         );
         let e = decode(deep("prompts/get").as_bytes()).unwrap_err();
         assert_eq!((e.id, e.too_deep_arguments), (Some(RequestId::Number(4)), false));
+    }
+
+    #[test]
+    fn a_batch_decodes_member_by_member_within_its_bound() {
+        let members =
+            decode_batch(br#" [{"jsonrpc":"2.0","id":1,"method":"ping"}, 5, {"jsonrpc":"2.0","method":"n"}]"#).unwrap();
+        assert!(matches!(&members[0], Ok(Incoming::Request { method, .. }) if method == "ping"));
+        assert_eq!(members[1].as_ref().unwrap_err().error.code, code::INVALID_REQUEST);
+        assert!(matches!(&members[2], Ok(Incoming::Notification { .. })));
+        assert_eq!(decode_batch(b"[]").unwrap_err().error.code, code::INVALID_REQUEST);
+        assert_eq!(decode_batch(b"[{},").unwrap_err().error.code, code::PARSE_ERROR);
+        let ping = r#"{"jsonrpc":"2.0","method":"n"}"#;
+        let full = format!("[{}]", vec![ping; MAX_BATCH].join(","));
+        assert_eq!(decode_batch(full.as_bytes()).unwrap().len(), MAX_BATCH);
+        let over = format!("[{}]", vec![ping; MAX_BATCH + 1].join(","));
+        let e = decode_batch(over.as_bytes()).unwrap_err();
+        assert!(e.error.message.contains("exceeds the limit of 100"), "{}", e.error.message);
+        let deep = format!("[{}1{}]", "[".repeat(10_000), "]".repeat(10_000));
+        let members = decode_batch(deep.as_bytes()).expect("skipped over, not built");
+        assert_eq!(members[0].as_ref().unwrap_err().error.code, code::PARSE_ERROR, "too deep");
+        assert!(is_batch(b" \n[1]") && !is_batch(b"{}"));
     }
 
     #[test]

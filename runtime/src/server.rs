@@ -24,7 +24,7 @@ use crate::resources::{
 };
 use crate::session::{CacheHint, SessionCore};
 use crate::table::{DynamicHandler, DynamicTool, Entry, Table, TableError};
-use crate::tasks::{TaskStore, Tasks};
+use crate::tasks::{TaskStore, TaskWatchers, Tasks};
 
 /// The name and version a server gives in `initialize`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -73,7 +73,7 @@ pub(crate) struct ServerInner<S> {
     pub completion: Option<CompletionHandler<S>>,
     pub config: Config,
     pub tasks: Tasks,
-    sessions: Mutex<HashMap<u64, Weak<SessionCore<S>>>>,
+    sessions: Arc<LiveSessions<S>>,
     next_session: AtomicU64,
     /// Told of every resource a session subscribes to (a forwarding server follows it upstream).
     subscription_observer: Option<SubscriptionObserver>,
@@ -271,12 +271,11 @@ impl<S: Send + Sync + 'static> Server<S> {
     }
 
     pub(crate) fn register(&self, key: u64, session: &Arc<SessionCore<S>>) {
-        self.lock_sessions().insert(key, Arc::downgrade(session));
+        self.0.sessions.lock().insert(key, Arc::downgrade(session));
     }
 
     fn broadcast(&self, f: impl Fn(&SessionCore<S>)) {
-        let live: Vec<_> = self.lock_sessions().values().filter_map(Weak::upgrade).collect();
-        for session in live {
+        for session in self.0.sessions.live() {
             f(&session);
         }
     }
@@ -284,11 +283,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
 impl<S> Server<S> {
     pub(crate) fn unregister(&self, id: u64) {
-        self.lock_sessions().remove(&id);
-    }
-
-    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Weak<SessionCore<S>>>> {
-        self.0.sessions.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.sessions.lock().remove(&id);
     }
 }
 
@@ -427,7 +422,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
 
     /// Builds the table (checking tool names and schemas) and the server.
     pub fn build(self) -> Result<Server<S>, TableError> {
-        Ok(Server(Arc::new(ServerInner {
+        let server = Server(Arc::new(ServerInner {
             table: Table::new(self.operations)?,
             info: self.info,
             instructions: self.instructions,
@@ -438,10 +433,48 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             completion: self.completion,
             config: self.config,
             tasks: self.tasks,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Arc::default(),
             next_session: AtomicU64::new(1),
             subscription_observer: None,
-        })))
+        }));
+        server.0.tasks.watch(Box::new(Listens(Arc::clone(&server.0.sessions))));
+        Ok(server)
+    }
+}
+
+/// The live sessions, by key; weak, so a session ends when its transport lets go of it.
+struct LiveSessions<S>(Mutex<HashMap<u64, Weak<SessionCore<S>>>>);
+
+impl<S> Default for LiveSessions<S> {
+    fn default() -> Self {
+        LiveSessions(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<S> LiveSessions<S> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Weak<SessionCore<S>>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The sessions still alive, taken out of the lock (a broadcast sends under theirs).
+    fn live(&self) -> Vec<Arc<SessionCore<S>>> {
+        self.lock().values().filter_map(Weak::upgrade).collect()
+    }
+}
+
+/// The sessions' open listens, as the watchers of task changes (`notifications/tasks`).
+struct Listens<S>(Arc<LiveSessions<S>>);
+
+impl<S: Send + Sync + 'static> TaskWatchers for Listens<S> {
+    fn watches(&self, id: &str) -> bool {
+        self.0.live().iter().any(|s| s.watches_task(id))
+    }
+
+    fn changed(&self, id: &str, detailed: serde_json::Map<String, Value>) {
+        let detailed = Value::Object(detailed);
+        for session in self.0.live() {
+            session.task_changed(id, &detailed);
+        }
     }
 }
 

@@ -385,3 +385,76 @@ async fn a_deferred_task_asks_in_rounds_then_becomes_a_task() {
     let done = poll_until(&mut p, &mut id, &task, "completed").await;
     assert_eq!(done["result"]["structuredContent"], json!({ "name": "Alice", "as_task": true }), "{done}");
 }
+
+/// The next notification `method` the peer receives.
+async fn notified(p: &mut Peer, method: &str) -> Value {
+    loop {
+        let (msg, _) = p.next().await;
+        if msg["method"] == method {
+            return msg["params"].clone();
+        }
+    }
+}
+
+/// Sends a request and gives the `notifications/tasks` it causes (sent before its response).
+async fn ask_and_hear(p: &mut Peer, id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = meta(with_tasks());
+    p.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+    let state = notified(p, "notifications/tasks").await;
+    assert_eq!(p.response(id).await["result"]["resultType"], "complete");
+    state
+}
+
+/// Opens a listen for `task_ids` (request id 100) and gives the ids it agreed to.
+async fn listen_to(p: &mut Peer, task_ids: Value) -> Value {
+    let params = json!({ "notifications": { "taskIds": task_ids }, "_meta": meta(with_tasks()) });
+    p.send(json!({ "jsonrpc": "2.0", "id": 100, "method": "subscriptions/listen", "params": params }));
+    notified(p, "notifications/subscriptions/acknowledged").await["notifications"]["taskIds"].clone()
+}
+
+#[tokio::test]
+async fn a_listen_that_names_a_task_hears_of_its_end_with_the_state_tasks_get_gives() {
+    let mut p = Peer::connect(&server());
+    let task = start(&mut p, 1, "slow", json!({ "millis": 300 })).await;
+    assert_eq!(listen_to(&mut p, json!([task, "no-such-task"])).await, json!([task]), "only tasks running here");
+    let state = notified(&mut p, "notifications/tasks").await;
+    assert_eq!((state["taskId"].as_str(), state["status"].as_str()), (Some(task.as_str()), Some("completed")));
+    assert_eq!(state["result"]["structuredContent"], json!({ "waited": 300 }), "{state}");
+    assert_eq!(state["_meta"]["io.modelcontextprotocol/subscriptionId"], 100);
+    let polled = ask(&mut p, 2, "tasks/get", json!({ "taskId": task })).await["result"].clone();
+    assert_eq!(polled["lastUpdatedAt"], state["lastUpdatedAt"], "the same state as a poll: {polled}");
+}
+
+#[tokio::test]
+async fn a_watched_task_tells_its_questions_answers_and_cancellation() {
+    let mut p = Peer::connect(&server());
+    let task = start(&mut p, 1, "guarded", json!({})).await;
+    listen_to(&mut p, json!([task])).await;
+    assert_eq!(ask_and_hear(&mut p, 2, "tasks/cancel", json!({ "taskId": task })).await["status"], "cancelled");
+
+    let task = start(&mut p, 3, "two_at_once", json!({})).await;
+    let mut id = 10;
+    poll_until(&mut p, &mut id, &task, "input_required").await;
+    p.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 100 } }));
+    listen_to(&mut p, json!([task])).await;
+    let answer = json!({ "first": { "action": "accept", "content": { "name": "a" } } });
+    let partial = ask_and_hear(&mut p, 4, "tasks/update", json!({ "taskId": task, "inputResponses": answer })).await;
+    assert_eq!(partial["status"], "input_required", "{partial}");
+    assert_eq!(partial["inputRequests"].as_object().map(|r| r.len()), Some(1), "one question left: {partial}");
+    let answer = json!({ "second": { "action": "accept", "content": { "name": "b" } } });
+    let mut state = ask_and_hear(&mut p, 5, "tasks/update", json!({ "taskId": task, "inputResponses": answer })).await;
+    if state["status"] == "working" {
+        state = notified(&mut p, "notifications/tasks").await;
+    }
+    assert_eq!(state["result"]["structuredContent"], json!({ "first": "a", "second": "b" }), "{state}");
+}
+
+#[tokio::test]
+async fn a_listen_for_tasks_needs_the_extension() {
+    let mut p = Peer::connect(&server());
+    let params = json!({ "notifications": { "taskIds": ["x"] }, "_meta": meta(json!({})) });
+    p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": params }));
+    let refusal = p.response(1).await;
+    assert_eq!(refusal["error"]["code"], -32021, "{refusal}");
+    assert_eq!(refusal["error"]["data"]["requiredCapabilities"]["extensions"][TASKS], json!({}));
+}

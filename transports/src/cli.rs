@@ -128,6 +128,10 @@ struct ServeArgs {
     /// Seconds without an event after which an event stream sends a keepalive comment.
     #[arg(long, default_value_t = HttpOptions::default().sse_keepalive.as_secs(), value_parser = seconds())]
     sse_keepalive_secs: u64,
+    /// Bytes of events an event stream's client may leave unread; past them the stream is closed
+    /// and the client resumes it with Last-Event-ID.
+    #[arg(long, default_value_t = HttpOptions::default().max_unread_event_bytes)]
+    max_unread_event_bytes: usize,
     /// Bytes of large request bodies parsed at once (one more waits, then gets a 503).
     #[arg(long, default_value_t = HttpOptions::default().max_parsing_bytes)]
     max_parsing_bytes: usize,
@@ -165,6 +169,7 @@ impl ServeArgs {
             log_bytes_per_session: self.log_bytes_per_session,
             log_bytes_per_server: self.log_bytes_per_server,
             sse_keepalive: secs(self.sse_keepalive_secs),
+            max_unread_event_bytes: self.max_unread_event_bytes,
             max_parsing_bytes: self.max_parsing_bytes,
             max_response_bytes: self.max_response_bytes,
             max_connections: self.max_connections,

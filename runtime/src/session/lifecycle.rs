@@ -18,6 +18,11 @@ pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
 /// The revision `initialize` answers when the client asks for one not in [`HANDSHAKE_VERSIONS`].
 pub const LATEST_VERSION: &str = HANDSHAKE_VERSIONS[0];
 
+/// Whether a revision takes JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them.
+pub(super) fn has_batches(version: &str) -> bool {
+    version == "2025-03-26"
+}
+
 /// Whether a revision has tool titles, outputSchema and structuredContent (2025-06-18 on).
 pub(super) fn has_structured_output(version: &str) -> bool {
     version >= "2025-06-18"

@@ -32,7 +32,7 @@ pub(super) fn dispatch<S: Send + Sync + 'static>(
     let answer = match method {
         "initialize" => lifecycle::initialize(session, params),
         "server/discover" => Ok(stateless::discover(session)),
-        "subscriptions/listen" if stateless.is_some() => return listen::open(session, id, &params),
+        "subscriptions/listen" if let Some(meta) = &stateless => return listen::open(session, id, &params, meta),
         "ping" => Ok(json!({})),
         "tools/list" => tools_list(session, &params, stateless.is_some()),
         "tools/call" => return tools_call(session, id, params, stateless),

@@ -1,6 +1,7 @@
 //! One MCP session, independent of the transport: messages go in through [`Session::handle`] and
 //! come out, in order, through the [`Outbox`] the transport gives [`Session::new`].
 
+mod batch;
 mod catch_unwind;
 mod lifecycle;
 mod listen;
@@ -117,6 +118,8 @@ pub(crate) struct SessionCore<S> {
     /// Open `subscriptions/listen` requests (2026-07-28), which get no response until they end.
     listeners: Mutex<listen::Listeners>,
     pending: Mutex<BTreeMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
+    /// JSON-RPC batches (2025-03-26) whose responses are being gathered.
+    batches: batch::Batches,
     next_request: AtomicI64,
     /// Signalled when the last running call finishes.
     idle: tokio::sync::Notify,
@@ -176,6 +179,7 @@ impl<S: Send + Sync + 'static> Session<S> {
             in_flight: Mutex::new(BTreeMap::new()),
             listeners: Mutex::new(BTreeMap::new()),
             pending: Mutex::new(BTreeMap::new()),
+            batches: batch::Batches::default(),
             next_request: AtomicI64::new(1),
             idle: tokio::sync::Notify::new(),
         });
@@ -184,31 +188,40 @@ impl<S: Send + Sync + 'static> Session<S> {
     }
 
     /// Takes one raw message (one line, one POST body): decodes it and handles it. A message that
-    /// does not decode is answered with the JSON-RPC error it deserves.
+    /// does not decode is answered with the JSON-RPC error it deserves. A batch, in a session that
+    /// speaks a revision with batches, is answered with one message: the array of its responses.
     pub fn handle_bytes(&self, bytes: &[u8]) {
+        if jsonrpc::is_batch(bytes) && self.accepts_batches() {
+            return match jsonrpc::decode_batch(bytes) {
+                Ok(members) => self.0.batch(members, batch::Deliver::Outbox),
+                Err(e) => self.answer_undecodable(&e),
+            };
+        }
         match jsonrpc::decode(bytes) {
             Ok(msg) => self.handle(msg),
             Err(e) => self.answer_undecodable(&e),
         }
     }
 
+    /// Whether the session speaks a revision with JSON-RPC batches (2025-03-26, negotiated).
+    pub fn accepts_batches(&self) -> bool {
+        let state = lock(&self.0.state);
+        state.phase == Phase::Initialized && lifecycle::has_batches(state.protocol_version)
+    }
+
+    /// Handles the members of a batch (see [`jsonrpc::decode_batch`]) in order. The receiver gets
+    /// the array of their responses, in the order of the requests, once every request is answered;
+    /// `None` when there was no request to answer; nothing if the session closes first.
+    pub fn handle_batch(&self, members: Vec<jsonrpc::BatchMember>) -> oneshot::Receiver<Option<String>> {
+        let (tx, rx) = oneshot::channel();
+        self.0.batch(members, batch::Deliver::Channel(tx));
+        rx
+    }
+
     /// Answers a message that did not decode: with its JSON-RPC error, or, for a tool call whose
     /// arguments nest too deep, with a tool failure (bad input for the tool, not a protocol fault).
     pub fn answer_undecodable(&self, e: &jsonrpc::DecodeError) {
-        match &e.id {
-            Some(id) if e.too_deep_arguments && self.is_initialized() => {
-                let structured = lifecycle::has_structured_output(self.protocol_version());
-                let failure = crate::validate::invalid(vec![json!({
-                    "path": "", "keyword": "maxDepth", "message": e.error.message,
-                })]);
-                let result = shape::tool_result(Err(failure), self.0.server.0.config.result_limit, structured, None);
-                self.0.reply(id.clone(), Ok(result));
-            }
-            _ => {
-                let route = e.id.clone().map_or(Route::Session, Route::Reply);
-                self.0.send(jsonrpc::error(e.id.as_ref(), &e.error), route);
-            }
-        }
+        self.0.answer_undecodable(e);
     }
 
     /// Handles one decoded message. Quick requests are answered before this returns. A call into
@@ -216,11 +229,7 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// the current tokio runtime: a handler that computes for long without awaiting holds up the
     /// caller (over stdio, the reader of stdin).
     pub fn handle(&self, msg: Incoming) {
-        match msg {
-            Incoming::Request { id, method, params } => self.0.request(id, &method, params),
-            Incoming::Notification { method, params } => self.0.notification(&method, params),
-            Incoming::Response { id, result } => self.0.response(id, result),
-        }
+        self.0.handle(msg);
     }
 
     /// The protocol version negotiated by `initialize` (the newest until then).
@@ -285,7 +294,42 @@ impl<S> Drop for SessionCore<S> {
 
 impl<S: Send + Sync + 'static> SessionCore<S> {
     fn send(&self, json: String, route: Route) {
-        self.out.send(Outgoing { json, route });
+        match self.batches.divert(Outgoing { json, route }) {
+            Err(msg) => self.out.send(msg),
+            Ok(Some((deliver, answer))) => self.deliver(deliver, answer),
+            Ok(None) => {}
+        }
+    }
+
+    fn handle(self: &Arc<Self>, msg: Incoming) {
+        match msg {
+            Incoming::Request { id, method, params } => self.request(id, &method, params),
+            Incoming::Notification { method, params } => self.notification(&method, params),
+            Incoming::Response { id, result } => self.response(id, result),
+        }
+    }
+
+    /// The id of a message that did not decode which the session answers as a request (a tool
+    /// call nested too deep, answered as a tool failure); `None` when its error is its answer.
+    fn undecodable_is_answered_by_the_session<'e>(&self, e: &'e jsonrpc::DecodeError) -> Option<&'e RequestId> {
+        e.id.as_ref().filter(|_| e.too_deep_arguments && self.is_initialized())
+    }
+
+    fn answer_undecodable(&self, e: &jsonrpc::DecodeError) {
+        match self.undecodable_is_answered_by_the_session(e) {
+            Some(id) => {
+                let structured = lifecycle::has_structured_output(lock(&self.state).protocol_version);
+                let failure = crate::validate::invalid(vec![json!({
+                    "path": "", "keyword": "maxDepth", "message": e.error.message,
+                })]);
+                let result = shape::tool_result(Err(failure), self.server.0.config.result_limit, structured, None);
+                self.reply(id.clone(), Ok(result));
+            }
+            None => {
+                let route = e.id.clone().map_or(Route::Session, Route::Reply);
+                self.send(jsonrpc::error(e.id.as_ref(), &e.error), route);
+            }
+        }
     }
 
     fn reply<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>) {
@@ -357,6 +401,16 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             self.notify("notifications/resources/updated", &json!({ "uri": uri }), None);
         }
         listen::notify(self, listen::watches(uri), "notifications/resources/updated", json!({ "uri": uri }));
+    }
+
+    /// Whether an open listen of this session watches the task.
+    pub(crate) fn watches_task(&self, id: &str) -> bool {
+        lock(&self.listeners).values().any(listen::watches_task(id))
+    }
+
+    /// Tells the listens that watch the task its state now.
+    pub(crate) fn task_changed(&self, id: &str, detailed: &Value) {
+        listen::notify(self, listen::watches_task(id), "notifications/tasks", detailed.clone());
     }
 
     fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>) {
@@ -505,6 +559,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         }
         lock(&self.listeners).clear();
         lock(&self.pending).clear();
+        self.batches.clear();
     }
 
     pub(crate) async fn request_client(

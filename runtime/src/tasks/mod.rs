@@ -19,7 +19,7 @@ use crate::operation::BoxFuture;
 pub use crate::operation::TaskSupport;
 pub use memory::MemoryTaskStore;
 pub use record::{TaskEnd, TaskRecord, TaskStatus};
-pub(crate) use run::{TaskScope, Tasks};
+pub(crate) use run::{TaskScope, TaskWatchers, Tasks};
 
 /// The extension's identifier, in capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";

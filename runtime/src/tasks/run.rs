@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -16,12 +16,31 @@ use crate::context::ClientRequestError;
 use crate::jsonrpc::RpcError;
 use crate::session::{catch_panic, lock};
 
+/// Who hears of a task's changes: the open `subscriptions/listen` that named it.
+pub(crate) trait TaskWatchers: Send + Sync + 'static {
+    fn watches(&self, id: &str) -> bool;
+    /// The task's state now, as `tasks/get` would answer it.
+    fn changed(&self, id: &str, detailed: Map<String, Value>);
+}
+
+/// The watchers, once the server that holds the tasks is built.
+type Watchers = Arc<OnceLock<Box<dyn TaskWatchers>>>;
+
 /// The tasks of a server: where they are kept, how long, and the ones running here.
 pub(crate) struct Tasks {
     pub store: Arc<dyn TaskStore>,
     pub ttl: Duration,
     pub poll_interval: Duration,
     running: Arc<Mutex<HashMap<String, Running>>>,
+    watchers: Watchers,
+}
+
+/// Tells the watchers of a task, if it has any, its state now.
+async fn tell(watchers: &Watchers, store: &dyn TaskStore, id: &str, poll_interval: Duration) {
+    let Some(watchers) = watchers.get().filter(|w| w.watches(id)) else { return };
+    if let Ok(Some(record)) = store.get(id).await {
+        watchers.changed(id, record.detailed(poll_interval));
+    }
 }
 
 struct Running {
@@ -37,7 +56,17 @@ impl Default for Tasks {
 
 impl Tasks {
     pub fn new(store: Arc<dyn TaskStore>, ttl: Duration) -> Self {
-        Tasks { store, ttl, poll_interval: POLL_INTERVAL, running: Arc::default() }
+        Tasks { store, ttl, poll_interval: POLL_INTERVAL, running: Arc::default(), watchers: Arc::default() }
+    }
+
+    /// Who hears of task changes from now on (set once, when the server is built).
+    pub fn watch(&self, watchers: Box<dyn TaskWatchers>) {
+        let _ = self.watchers.set(watchers);
+    }
+
+    /// Whether the task runs on this instance, where its changes are seen as they happen.
+    pub fn runs_here(&self, id: &str) -> bool {
+        lock(&self.running).contains_key(id)
     }
 
     /// Creates a task (in the store before this returns, so a `tasks/get` that follows finds it)
@@ -54,11 +83,13 @@ impl Tasks {
             cancelled: AtomicBool::new(false),
             next_key: AtomicUsize::new(0),
             poll_interval: self.poll_interval,
+            watchers: Arc::clone(&self.watchers),
         });
         bind(Arc::clone(&scope));
         let work = catch_panic(work);
         let (store, running, id, ttl) =
             (Arc::clone(&self.store), Arc::clone(&self.running), record.id.clone(), self.ttl);
+        let (watchers, poll_interval) = (Arc::clone(&self.watchers), self.poll_interval);
         // Under the lock, so the task cannot finish (and deregister) before it is registered.
         let mut registry = lock(&self.running);
         let handle = tokio::spawn(async move {
@@ -68,8 +99,10 @@ impl Tasks {
                 Ok(Err(panic)) => TaskEnd::Failed(RpcError::internal(format!("the handler panicked: {panic}"))),
                 Err(_) => TaskEnd::Failed(RpcError::internal("the task ran past its time to live")),
             };
-            if let Err(e) = store.settle(&id, end).await {
-                tracing::warn!(task = %id, error = %e, "a task's end could not be recorded");
+            match store.settle(&id, end).await {
+                Ok(true) => tell(&watchers, store.as_ref(), &id, poll_interval).await,
+                Ok(false) => {}
+                Err(e) => tracing::warn!(task = %id, error = %e, "a task's end could not be recorded"),
             }
             lock(&running).remove(&id);
         });
@@ -90,6 +123,7 @@ impl Tasks {
         if let Some(running) = lock(&self.running).get(id) {
             running.scope.wake.notify_one();
         }
+        tell(&self.watchers, self.store.as_ref(), id, self.poll_interval).await;
         Ok(())
     }
 
@@ -97,10 +131,13 @@ impl Tasks {
     /// if it runs here.
     pub async fn cancel(&self, id: &str) -> Result<(), RpcError> {
         self.get(id).await?;
-        self.store.settle(id, TaskEnd::Cancelled).await.map_err(store_error)?;
+        let ended = self.store.settle(id, TaskEnd::Cancelled).await.map_err(store_error)?;
         if let Some(running) = lock(&self.running).remove(id) {
             running.scope.cancelled.store(true, Ordering::Release);
             running.abort.abort();
+        }
+        if ended {
+            tell(&self.watchers, self.store.as_ref(), id, self.poll_interval).await;
         }
         Ok(())
     }
@@ -115,6 +152,7 @@ pub(crate) struct TaskScope {
     pub cancelled: AtomicBool,
     next_key: AtomicUsize,
     poll_interval: Duration,
+    watchers: Watchers,
 }
 
 impl TaskScope {
@@ -127,6 +165,7 @@ impl TaskScope {
     pub async fn ask(&self, questions: Map<String, Value>) -> Result<Map<String, Value>, ClientRequestError> {
         let keys: Vec<String> = questions.keys().cloned().collect();
         self.store.ask(&self.id, questions).await.map_err(|_| ClientRequestError::Closed)?;
+        tell(&self.watchers, self.store.as_ref(), &self.id, self.poll_interval).await;
         loop {
             let woken = self.wake.notified();
             if let Some(answers) =

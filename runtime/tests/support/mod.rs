@@ -25,8 +25,13 @@ impl<S: Send + Sync + 'static> Peer<S> {
 
     /// A session past the 2025-11-25 handshake with these client capabilities.
     pub fn initialized(server: &Server<S>, capabilities: Value) -> Self {
+        Peer::initialized_as(server, "2025-11-25", capabilities)
+    }
+
+    /// A session past the handshake of `version` with these client capabilities.
+    pub fn initialized_as(server: &Server<S>, version: &str, capabilities: Value) -> Self {
         let mut peer = Peer::connect(server);
-        peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": capabilities } }));
+        peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": version, "capabilities": capabilities } }));
         peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         peer
     }

@@ -12,14 +12,16 @@ use hyper::body::{Body, Bytes, Frame, Incoming};
 use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
-use tokio::sync::{Semaphore, SemaphorePermit, mpsc};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use super::event_channel::EventReceiver;
 
 /// Every response body: whole bytes or an event stream.
 #[derive(Debug)]
 pub enum ResponseBody {
     Full(Full<Bytes>),
     Stream {
-        events: mpsc::UnboundedReceiver<Bytes>,
+        events: EventReceiver,
         keepalive: tokio::time::Interval,
         /// What must live as long as the stream: the session of a stateless request, whose calls
         /// end (are cancelled) when the client closes the stream.
@@ -111,16 +113,12 @@ pub fn empty(status: StatusCode) -> HttpResponse {
 
 /// An event stream fed by `events`, with a keepalive comment after each `keepalive` without an
 /// event; it ends when every sender is dropped.
-pub fn event_stream(events: mpsc::UnboundedReceiver<Bytes>, keepalive: Duration) -> HttpResponse {
+pub fn event_stream(events: EventReceiver, keepalive: Duration) -> HttpResponse {
     owned_event_stream(events, keepalive, None)
 }
 
 /// [`event_stream`], keeping `owner` alive until the stream ends or the client closes it.
-pub fn owned_event_stream(
-    events: mpsc::UnboundedReceiver<Bytes>,
-    keepalive: Duration,
-    owner: Option<StreamOwner>,
-) -> HttpResponse {
+pub fn owned_event_stream(events: EventReceiver, keepalive: Duration, owner: Option<StreamOwner>) -> HttpResponse {
     let period = keepalive.max(Duration::from_millis(1));
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -5,6 +5,7 @@ pub mod api_key;
 pub mod body;
 pub mod connections;
 pub mod cors;
+pub mod event_channel;
 pub mod guard;
 pub mod mcp;
 pub mod slots;
@@ -67,6 +68,9 @@ pub struct HttpOptions {
     pub sse_retry_ms: u64,
     /// An event stream with nothing to send this long sends a keepalive comment.
     pub sse_keepalive: Duration,
+    /// Bytes of events an open event stream's client may leave unread; past them the stream is
+    /// closed (logged) and the client resumes from the session's log with `Last-Event-ID`.
+    pub max_unread_event_bytes: usize,
     /// On SIGINT/SIGTERM, how long in-flight requests may take to finish.
     pub shutdown_grace: Duration,
     /// When set, every request but `GET /health` and CORS preflights must carry it as a bearer
@@ -93,6 +97,7 @@ impl Default for HttpOptions {
             log_bytes_per_server: 64 * 1024 * 1024,
             sse_retry_ms: 1000,
             sse_keepalive: Duration::from_secs(15),
+            max_unread_event_bytes: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             api_key: None,
         }
@@ -142,6 +147,7 @@ pub async fn serve_gated<S: Send + Sync + 'static>(
         max_per_client: options.max_sessions_per_client,
         log_bytes_per_session: options.log_bytes_per_session,
         log_bytes_per_server: options.log_bytes_per_server,
+        max_unread_event_bytes: options.max_unread_event_bytes,
     });
     let descriptors = server.table().descriptors();
     let routes = Routes::new(&descriptors);

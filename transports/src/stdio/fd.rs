@@ -26,6 +26,15 @@ pub fn wait(fd: RawFd, events: libc::c_short, timeout_ms: libc::c_int) -> io::Re
     retrying(|| unsafe { libc::poll(&mut poll, 1, timeout_ms) } as isize).map(drop)
 }
 
+/// Waits up to `timeout_ms` for `fd` to hang up or fail (a pipe whose reader is gone, a closed
+/// terminal or socket); true when it has. Nothing else wakes it: no readiness is asked for.
+pub fn hung_up(fd: RawFd, timeout_ms: libc::c_int) -> io::Result<bool> {
+    let mut poll = libc::pollfd { fd, events: 0, revents: 0 };
+    // SAFETY: one pollfd we own, for the duration of the call.
+    retrying(|| unsafe { libc::poll(&mut poll, 1, timeout_ms) } as isize)?;
+    Ok(poll.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0)
+}
+
 /// Writes what the descriptor takes now; `WouldBlock` when it takes nothing.
 pub fn write(fd: RawFd, data: &[u8]) -> io::Result<usize> {
     // SAFETY: writes at most `data.len()` bytes from a slice we borrow.

@@ -62,7 +62,8 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
         ));
     }
     let output = LineSink::open(1)?;
-    let session = Session::new(server, output.clone());
+    let session = std::sync::Arc::new(Session::new(server, output.clone()));
+    stop_on_hangup(&output, &session);
     let read = {
         let _spawn_here = runtime.enter();
         let input = BufReader::with_capacity(64 * 1024, fd::BlockingReader(0));
@@ -71,6 +72,18 @@ pub fn serve_stdio<S: Send + Sync + 'static>(
     runtime.block_on(session.drain(options.drain));
     drop(session);
     read.and(output.finish(options.drain))
+}
+
+/// Once the client closes stdout, nobody can read an answer: the calls in flight are stopped at
+/// once, and reading stops at the next line (or the end of input).
+fn stop_on_hangup<S: Send + Sync + 'static>(output: &LineSink, session: &std::sync::Arc<Session<S>>) {
+    let session = std::sync::Arc::downgrade(session);
+    output.on_hangup(move || {
+        tracing::warn!("stdout is closed; stopping the calls in flight");
+        if let Some(session) = session.upgrade() {
+            session.close();
+        }
+    });
 }
 
 /// Hands each line to the session until the end of input.
@@ -138,6 +151,35 @@ mod tests {
         (0..n).map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n")).collect()
     }
 
+    /// A sink on a pipe whose reader has gone, once it has noticed, nothing written to it yet;
+    /// then `check`, then the pipe closed.
+    fn after_hangup(check: impl FnOnce(&LineSink)) {
+        let (read_end, write_end) = pipe();
+        let output = LineSink::open(write_end).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        output.on_hangup(move || tx.send(()).unwrap_or_default());
+        drop(read_end);
+        rx.recv_timeout(Duration::from_secs(10)).expect("the hangup is noticed with nothing written");
+        assert!(output.is_broken());
+        check(&output);
+        // SAFETY: the write end is ours; the sink is done with it.
+        unsafe { libc::close(write_end) };
+    }
+
+    #[test]
+    fn a_closed_stdout_is_noticed_before_any_write() {
+        after_hangup(|output| assert!(output.finish(Duration::from_secs(1)).is_ok(), "no answer was lost"));
+    }
+
+    #[test]
+    fn an_answer_after_the_hangup_is_reported_lost() {
+        after_hangup(|output| {
+            output.send(Outgoing { json: "{}".into(), route: Route::Session });
+            let e = output.finish(Duration::from_secs(1)).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        });
+    }
+
     #[test]
     fn reading_stops_once_stdout_is_gone() {
         let (read_end, write_end) = pipe();
@@ -152,6 +194,38 @@ mod tests {
         assert!((cursor.position() as usize) < input.len() / 2, "read {} of {} bytes", cursor.position(), input.len());
         // SAFETY: the write end is ours; the sink is done with it.
         unsafe { libc::close(write_end) };
+    }
+
+    /// What the session writes for `input`, one JSON value a line.
+    fn answers(input: &str) -> Vec<serde_json::Value> {
+        let (mut read_end, write_end) = pipe();
+        let server = Server::builder(()).build().unwrap();
+        let output = LineSink::open(write_end).unwrap();
+        let session = Session::new(&server, output.clone());
+        read_lines(&session, std::io::Cursor::new(input.as_bytes()), &StdioOptions::default(), &output).unwrap();
+        drop(session);
+        output.finish(Duration::from_secs(1)).unwrap();
+        // SAFETY: the write end is ours; closing it ends what the read end sees.
+        unsafe { libc::close(write_end) };
+        let mut written = String::new();
+        read_end.read_to_string(&mut written).unwrap();
+        written.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_batch_of_revision_2025_03_26_is_answered_with_one_line() {
+        let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}"#;
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+        let lines = answers(&format!("{initialize}\n{batch}\n"));
+        let responses = lines.iter().filter(|l| l.get("method").is_none()).collect::<Vec<_>>();
+        assert_eq!(responses.len(), 2, "the handshake's answer, then the batch's: {lines:?}");
+        assert_eq!(
+            responses[1],
+            &serde_json::json!([
+                { "jsonrpc": "2.0", "id": 1, "result": {} },
+                { "jsonrpc": "2.0", "id": 2, "result": {} },
+            ])
+        );
     }
 
     #[test]

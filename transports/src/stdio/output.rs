@@ -2,7 +2,8 @@
 //! at once, one `write` per line, and never blocks. What the pipe cannot take yet waits in a
 //! backlog that a flusher thread writes out, in order, as the client reads; the reader of stdin
 //! waits while the backlog is over its bound, so a client that never reads cannot make it grow
-//! without end.
+//! without end. A watcher thread notices the client closing its end at once, not at the next
+//! write, so the calls still running can be stopped.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -25,7 +26,12 @@ struct Shared {
     changed: Condvar,
     /// The backlog's length, readable without the lock.
     unread: AtomicUsize,
+    /// Called once, from the watcher thread, when the client closes its end.
+    on_hangup: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
+
+/// How often the watcher wakes to see whether the sink is finished.
+const WATCH_MS: libc::c_int = 1000;
 
 #[derive(Default)]
 struct State {
@@ -34,6 +40,12 @@ struct State {
     error: Option<io::Error>,
     /// `finish` was called: later messages are dropped, and the flusher stops once it is done.
     closed: bool,
+    /// The client closed its end: a message still to write is an error.
+    hung_up: bool,
+}
+
+fn lost() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the client closed stdout before every answer was written")
 }
 
 impl LineSink {
@@ -44,10 +56,19 @@ impl LineSink {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             unread: AtomicUsize::new(0),
+            on_hangup: Mutex::new(None),
         });
         let flusher = Arc::clone(&shared);
         std::thread::Builder::new().name("stdout-flusher".into()).spawn(move || flusher.flush_backlog())?;
+        let watcher = Arc::clone(&shared);
+        std::thread::Builder::new().name("stdout-watcher".into()).spawn(move || watcher.watch_hangup())?;
         Ok(LineSink(shared))
+    }
+
+    /// Runs `f` once the client closes its end of the descriptor (not when a write finds it
+    /// closed: the writer may hold locks `f` needs).
+    pub fn on_hangup(&self, f: impl FnOnce() + Send + 'static) {
+        *self.0.on_hangup.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(f));
     }
 
     /// Returns once at most `bound` bytes wait for the client to read them (or writing failed).
@@ -56,14 +77,15 @@ impl LineSink {
             return;
         }
         let mut state = self.0.lock();
-        while state.backlog.len() > bound && state.error.is_none() && !state.closed {
+        while state.backlog.len() > bound && state.error.is_none() && !state.closed && !state.hung_up {
             state = self.0.changed.wait(state).unwrap_or_else(|p| p.into_inner());
         }
     }
 
     /// Whether writing failed (the client closed its end of stdout): nothing more can be answered.
     pub fn is_broken(&self) -> bool {
-        self.0.lock().error.is_some()
+        let state = self.0.lock();
+        state.error.is_some() || state.hung_up
     }
 
     /// Stops taking messages, waits up to `grace` for the backlog to be read, and reports the
@@ -100,6 +122,9 @@ impl Outbox for LineSink {
         let mut line = message.json.into_bytes();
         line.push(b'\n');
         let mut state = self.0.lock();
+        if state.hung_up && state.error.is_none() {
+            state.error = Some(lost());
+        }
         if state.error.is_some() || state.closed {
             return;
         }
@@ -123,6 +148,37 @@ impl Outbox for LineSink {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits for the descriptor to hang up, until the sink is finished; then marks it broken and
+    /// tells whoever asked.
+    fn watch_hangup(&self) {
+        let fd = self.out.fd();
+        loop {
+            if self.lock().closed {
+                return;
+            }
+            match fd::hung_up(fd, WATCH_MS) {
+                Ok(false) => continue,
+                Ok(true) => break,
+                Err(e) => return tracing::debug!("stopped watching stdout: {e}"),
+            }
+        }
+        {
+            let mut state = self.lock();
+            if state.closed {
+                return;
+            }
+            state.hung_up = true;
+            if !state.backlog.is_empty() && state.error.is_none() {
+                state.error = Some(lost());
+            }
+            self.changed.notify_all();
+        }
+        let hangup = self.on_hangup.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(f) = hangup {
+            f();
+        }
     }
 
     fn flush_backlog(&self) {

@@ -1,6 +1,7 @@
 //! The HTTP transport served in process on a free port, driven by a real HTTP client.
 
 mod api_key;
+mod batch;
 mod connections;
 mod cors;
 mod hostile;

@@ -18,7 +18,12 @@ pub async fn post(addr: std::net::SocketAddr, session: Option<&str>, msg: Value)
 }
 
 pub async fn initialize(addr: std::net::SocketAddr) -> String {
-    let r = post(addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {} } })).await;
+    initialize_as(addr, "2025-11-25").await
+}
+
+/// A session of revision `version`, initialized.
+pub async fn initialize_as(addr: std::net::SocketAddr, version: &str) -> String {
+    let r = post(addr, None, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": version, "capabilities": {} } })).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), Some("application/json"));
     let session = r.header("mcp-session-id").expect("a session id").to_owned();

@@ -1,6 +1,7 @@
 //! Streamable HTTP at `/mcp` (MCP 2025-11-25, basic/transports): POST carries messages in, GET
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
+mod batch;
 pub mod logs;
 pub mod registry;
 mod stateless;
@@ -113,7 +114,17 @@ async fn post<S: Send + Sync + 'static>(
         Ok(permit) => permit,
         Err(response) => return response,
     };
-    let message = match jsonrpc::decode(body::without_bom(&bytes)) {
+    let bytes = body::without_bom(&bytes);
+    if jsonrpc::is_batch(bytes)
+        && let Ok(http) = session(cx, &headers)
+        && http.session.accepts_batches()
+    {
+        if let Err(response) = check_version(&headers) {
+            return response;
+        }
+        return batch::post(&http, bytes).await;
+    }
+    let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
         Err(e) => {
             if let Err(response) = check_version(&headers) {
@@ -148,7 +159,8 @@ async fn post<S: Send + Sync + 'static>(
     };
     let id = id.clone();
     let keepalive = cx.options.sse_keepalive;
-    let response = exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message)).await;
+    let response =
+        exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message)).await;
     if initialize {
         if http.session.is_initialized() {
             return with_session(response, &http);
@@ -211,9 +223,8 @@ async fn undecodable<S: Send + Sync + 'static>(
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
-    exchange(&http, &id, false, cx.options.sse_keepalive, Answered::IN_SESSION, || {
-        http.session.answer_undecodable(&e)
-    }).await
+    exchange(&http, &id, false, cx.options.sse_keepalive, Answered::IN_SESSION, || http.session.answer_undecodable(&e))
+        .await
 }
 
 fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {

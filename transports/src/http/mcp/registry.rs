@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
-use super::logs::LogBudget;
+use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
 use super::streams::Streams;
 
 /// One MCP session served over HTTP.
@@ -60,6 +60,8 @@ pub struct SessionLimits {
     /// Bytes of events kept for replay by one session, and by all of them together.
     pub log_bytes_per_session: usize,
     pub log_bytes_per_server: usize,
+    /// Bytes an open event stream's client may leave unread before the stream is closed.
+    pub max_unread_event_bytes: usize,
 }
 
 /// Why no session could be made.
@@ -154,8 +156,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         if sessions.by_id.len() >= max_sessions && !sessions.evict(None) {
             return Err(CreateError::Full { limit: max_sessions, per_client: false });
         }
-        let streams = Arc::new(Mutex::new(Streams::new(self.limits.retry_ms, Arc::clone(&self.logs))));
-        let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
+        let (session, streams) = self.session(server, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
         let last_seen = Mutex::new(Instant::now());
         let http = Arc::new(HttpSession { id, client, session, streams, last_seen });
         sessions.insert(Arc::clone(&http));
@@ -163,11 +164,18 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// A session for one request of the stateless revision: in no registry, with no id, gone when
-    /// its answer (or its listen stream) is.
+    /// its answer (or its listen stream) is. No GET can name it, so it keeps no events.
     pub fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
-        let streams = Arc::new(Mutex::new(Streams::new(self.limits.retry_ms, Arc::clone(&self.logs))));
-        let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
+        let (session, streams) = self.session(server, Resumable::Never);
         Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: Mutex::new(Instant::now()) })
+    }
+
+    /// A session whose messages go to streams of its own.
+    fn session(&self, server: &Server<S>, resumable: Resumable) -> (Session<S>, Arc<Mutex<Streams>>) {
+        let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
+        let streams = Streams::new(retry_ms, max_unread_event_bytes, Arc::clone(&self.logs), resumable);
+        let streams = Arc::new(Mutex::new(streams));
+        (Session::new(server, RouteToStreams(Arc::clone(&streams))), streams)
     }
 
     /// The session of that id, marked as just used.
@@ -187,7 +195,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// Ends sessions idle longer than the limit; returns how many. A session with an event stream
-    /// open is not idle.
+    /// open is not idle. Sessions that did not open their standalone stream in time let go of the
+    /// events held for it.
     pub fn expire(&self) -> usize {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
@@ -196,9 +205,12 @@ impl<S: Send + Sync + 'static> Registry<S> {
             .values()
             .filter(|s| {
                 let mut last_seen = lock(&s.last_seen);
-                if s.streams().has_open_stream() {
+                let mut streams = s.streams();
+                streams.release_unclaimed(now);
+                if streams.has_open_stream() {
                     *last_seen = now;
                 }
+                drop(streams);
                 now.duration_since(*last_seen) >= self.limits.idle
             })
             .map(|s| s.id.clone())

@@ -3,20 +3,21 @@
 //! stream on that POST. Other messages go to the GET stream. Every event is logged per stream, so a
 //! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use hyper::body::Bytes;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tooltable::transport::jsonrpc::RequestId;
 use tooltable::transport::{Outgoing, Route};
 
-use super::logs::{EventLogs, GET_STREAM, LogBudget};
+use super::logs::{EventLogs, GET_STREAM, LogBudget, Resumable};
+use crate::http::event_channel::{self, EventReceiver, EventSender, SendError};
 
 /// How a POSTed request is answered.
 pub enum FirstAnswer {
     Json(String),
-    Stream(mpsc::UnboundedReceiver<Bytes>),
+    Stream(EventReceiver),
     /// The client cancelled it: no response will come.
     Cancelled,
 }
@@ -29,11 +30,15 @@ struct Waiter {
 /// The routing state of one HTTP session.
 pub struct Streams {
     retry_ms: u64,
+    /// Bytes a stream's client may leave unread before the stream is closed.
+    max_unread: usize,
     next_seq: u64,
     next_stream: u64,
     waiting: HashMap<RequestId, Waiter>,
+    /// The requests of JSON-RPC batches being answered, which the session answers together.
+    held: HashSet<RequestId>,
     carriers: HashMap<RequestId, u64>,
-    live: HashMap<u64, mpsc::UnboundedSender<Bytes>>,
+    live: HashMap<u64, EventSender>,
     logs: EventLogs,
     /// GET-stream events from this sequence number on have reached no live GET stream; the next
     /// plain GET replays them from the log.
@@ -41,22 +46,41 @@ pub struct Streams {
 }
 
 impl Streams {
-    pub fn new(retry_ms: u64, budget: Arc<LogBudget>) -> Self {
+    pub fn new(retry_ms: u64, max_unread: usize, budget: Arc<LogBudget>, resumable: Resumable) -> Self {
         Streams {
             retry_ms,
+            max_unread,
             next_seq: 0,
             next_stream: GET_STREAM + 1,
             waiting: HashMap::new(),
+            held: HashSet::new(),
             carriers: HashMap::new(),
             live: HashMap::new(),
-            logs: EventLogs::new(budget),
+            logs: EventLogs::new(budget, resumable),
             undelivered_from: 0,
         }
     }
 
     /// Whether a request with this id is still being answered.
     pub fn is_pending(&self, id: &RequestId) -> bool {
-        self.waiting.contains_key(id) || self.carriers.contains_key(id)
+        self.waiting.contains_key(id) || self.carriers.contains_key(id) || self.held.contains(id)
+    }
+
+    /// Holds the request ids of a batch while it is answered; the first id already pending, if
+    /// one is, and nothing held.
+    pub fn hold(&mut self, ids: &[RequestId]) -> Result<(), RequestId> {
+        if let Some(id) = ids.iter().find(|id| self.is_pending(id)) {
+            return Err(id.clone());
+        }
+        self.held.extend(ids.iter().cloned());
+        Ok(())
+    }
+
+    /// The batch is answered (or its client gone).
+    pub fn release(&mut self, ids: &[RequestId]) {
+        for id in ids {
+            self.held.remove(id);
+        }
     }
 
     /// Registers a POSTed request before the session sees it; the receiver gets its answer.
@@ -110,7 +134,7 @@ impl Streams {
         let waiter = self.waiting.remove(id)?;
         let stream = self.next_stream;
         self.next_stream += 1;
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = event_channel::channel(self.max_unread);
         if waiter.answer.send(FirstAnswer::Stream(rx)).is_err() {
             return None;
         }
@@ -122,10 +146,10 @@ impl Streams {
     }
 
     /// The first event of a stream: an id to resume from and the reconnection delay, no data.
-    fn prime(&mut self, tx: &mpsc::UnboundedSender<Bytes>, stream: u64) {
+    fn prime(&mut self, tx: &EventSender, stream: u64) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let _ = tx.send(Bytes::from(format!("id: {stream}-{seq}\nretry: {}\ndata: \n\n", self.retry_ms)));
+        let _ = tx.replay(Bytes::from(format!("id: {stream}-{seq}\nretry: {}\ndata: \n\n", self.retry_ms)));
     }
 
     fn emit(&mut self, stream: u64, json: &str) {
@@ -133,14 +157,21 @@ impl Streams {
         self.next_seq += 1;
         let frame = Bytes::from(format!("id: {stream}-{seq}\nevent: message\ndata: {json}\n\n"));
         self.logs.record(stream, seq, &frame);
-        if let Some(tx) = self.live.get(&stream) {
-            if tx.send(frame).is_ok() {
-                if stream == GET_STREAM {
-                    self.undelivered_from = seq + 1;
-                }
-            } else {
+        let Some(tx) = self.live.get(&stream) else { return };
+        match tx.send(frame) {
+            Ok(()) if stream == GET_STREAM => self.undelivered_from = seq + 1,
+            Ok(()) => {}
+            Err(SendError::Behind { unread }) => {
+                // What it has queued still reaches it; the rest waits in the log for its resumption.
+                tracing::warn!(
+                    stream,
+                    unread,
+                    "an event stream's client fell behind by more than it may leave unread; closed the stream, \
+                     the client resumes it with Last-Event-ID"
+                );
                 self.live.remove(&stream);
             }
+            Err(SendError::Closed) => drop(self.live.remove(&stream)),
         }
     }
 
@@ -152,15 +183,15 @@ impl Streams {
 
     /// A GET: resumes the stream named by `last_event_id` (replaying what came after it), or opens
     /// the standalone stream, replacing any earlier one.
-    pub fn attach(&mut self, last_event_id: Option<&str>) -> mpsc::UnboundedReceiver<Bytes> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    pub fn attach(&mut self, last_event_id: Option<&str>) -> EventReceiver {
+        let (tx, rx) = event_channel::channel(self.max_unread);
         let resume = last_event_id
             .and_then(parse_event_id)
             .and_then(|(stream, after)| Some((stream, after, self.logs.get(stream)?)));
         match resume {
             Some((stream, after, log)) => {
                 for (_, frame) in log.events.iter().filter(|(seq, _)| *seq > after) {
-                    let _ = tx.send(frame.clone());
+                    let _ = tx.replay(frame.clone());
                 }
                 if !log.done {
                     self.live.insert(stream, tx);
@@ -176,7 +207,7 @@ impl Streams {
                 let log = self.logs.get(GET_STREAM).map(|log| &log.events);
                 let undelivered = log.into_iter().flatten().filter(|(seq, _)| *seq >= self.undelivered_from);
                 for (_, frame) in undelivered {
-                    let _ = tx.send(frame.clone());
+                    let _ = tx.replay(frame.clone());
                 }
                 self.undelivered_from = self.next_seq;
                 self.live.insert(GET_STREAM, tx);
@@ -185,9 +216,14 @@ impl Streams {
         rx
     }
 
+    /// Lets go of the events held for a first GET that has not come in time.
+    pub fn release_unclaimed(&mut self, now: std::time::Instant) {
+        self.logs.release_unclaimed(now);
+    }
+
     /// Whether the session may be ended to make room: no request in flight, no stream open.
     pub fn is_idle(&self) -> bool {
-        self.waiting.is_empty() && self.carriers.is_empty() && !self.has_open_stream()
+        self.waiting.is_empty() && self.carriers.is_empty() && self.held.is_empty() && !self.has_open_stream()
     }
 
     /// Whether a client is connected to one of the session's event streams: it counts as activity.
@@ -218,15 +254,16 @@ mod tests {
     use super::*;
 
     fn streams() -> Streams {
-        Streams::new(500, Arc::new(LogBudget::new(1 << 20, 1 << 30)))
+        let resumable = Resumable::AfterFirstGet(crate::http::mcp::logs::FIRST_GET_WINDOW);
+        Streams::new(500, 1 << 20, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable)
     }
 
     fn msg(json: &str, route: Route) -> Outgoing {
         Outgoing { json: json.into(), route }
     }
 
-    fn drain(rx: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {
-        std::iter::from_fn(|| rx.try_recv().ok()).map(|b| String::from_utf8(b.to_vec()).unwrap()).collect()
+    fn drain(rx: &mut EventReceiver) -> Vec<String> {
+        std::iter::from_fn(|| rx.try_recv()).map(|b| String::from_utf8(b.to_vec()).unwrap()).collect()
     }
 
     #[test]
@@ -250,7 +287,7 @@ mod tests {
         assert_eq!(frames[0], "id: 1-0\nretry: 500\ndata: \n\n");
         assert_eq!(frames[1], "id: 1-1\nevent: message\ndata: {\"n\":1}\n\n");
         assert_eq!(frames[2], "id: 1-2\nevent: message\ndata: {\"r\":1}\n\n");
-        assert!(events.try_recv().is_err(), "the stream ended");
+        assert!(events.try_recv().is_none(), "the stream ended");
     }
 
     #[test]
@@ -281,7 +318,7 @@ mod tests {
         let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
         s.route(msg("", Route::Cancelled(streaming.clone())));
         assert_eq!(drain(&mut events).len(), 2, "priming and the notification, then the end");
-        assert!(events.try_recv().is_err());
+        assert!(events.try_recv().is_none());
         assert!(!s.is_pending(&waiting) && !s.is_pending(&streaming));
     }
 
@@ -316,6 +353,26 @@ mod tests {
         for frame in &frames {
             assert!(!replayed.contains(frame), "sent twice: {frame:?}");
         }
+    }
+
+    #[test]
+    fn a_stream_whose_client_falls_behind_is_closed_and_resumes_from_the_log() {
+        let resumable = Resumable::AfterFirstGet(crate::http::mcp::logs::FIRST_GET_WINDOW);
+        let mut s = Streams::new(500, 400, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable);
+        let mut get = s.attach(None);
+        let pad = "x".repeat(100);
+        for i in 0..5 {
+            s.route(msg(&format!("{{\"log\":{i},\"pad\":\"{pad}\"}}"), Route::Session));
+        }
+        assert!(!s.has_open_stream(), "closed once its client was more than 400 bytes behind");
+        let queued = drain(&mut get);
+        assert_eq!(queued.len(), 3, "priming and what fitted, still delivered: {queued:?}");
+        let last = queued[2].lines().next().unwrap().strip_prefix("id: ").unwrap();
+        let mut resumed = s.attach(Some(last));
+        let rest = drain(&mut resumed);
+        assert_eq!(rest.len(), 3, "the events it missed, from the log: {rest:?}");
+        assert!(rest[0].contains("\"log\":2") && rest[2].contains("\"log\":4"));
+        assert!(s.has_open_stream(), "the resumed stream is live");
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct Config {
     /// Tools that always run in this process, even when the others are forwarded to a remote
     /// instance of the server (the standard CLI's `mcp --url`): those that need none of its state.
     pub local_tools: Vec<String>,
+    /// What `serve` adds to its startup line after the addresses: a fact an operator must see at
+    /// once, such as where the server keeps its data.
+    pub startup_note: Option<String>,
 }
 
 impl Default for Config {
@@ -58,6 +61,7 @@ impl Default for Config {
             cache: CacheHint::default(),
             state_key: StateKey::random(),
             local_tools: Vec::new(),
+            startup_note: None,
         }
     }
 }
@@ -410,6 +414,12 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// then if it still runs (default 1 hour, at least a millisecond).
     pub fn task_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.tasks.ttl = ttl.max(std::time::Duration::from_millis(1));
+        self
+    }
+
+    /// Adds `note` to the line `serve` prints once it listens (see [`Config::startup_note`]).
+    pub fn startup_note(mut self, note: impl Into<String>) -> Self {
+        self.config.startup_note = Some(note.into());
         self
     }
 

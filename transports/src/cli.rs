@@ -361,7 +361,11 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
         Ok(addr) => {
             // One write, so a host reading stderr never sees half the line.
             use std::io::Write;
-            let _ = std::io::stderr().write_all(listening_line(addr).as_bytes());
+            let mut line = listening_line(addr);
+            if let Some(note) = &server.config().startup_note {
+                line.insert_str(line.len() - 1, &format!("; {note}"));
+            }
+            let _ = std::io::stderr().write_all(line.as_bytes());
         }
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
@@ -374,8 +378,9 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
     }
 }
 
-/// What `serve` prints once it listens: `listening on MCP_URL (REST BASE_URL, OpenAPI URL)`. The
-/// word after `listening on ` is the Streamable HTTP endpoint a host connects to.
+/// What `serve` prints once it listens: `listening on MCP_URL (REST BASE_URL, OpenAPI URL)`, then
+/// `; NOTE` when the server has a startup note. The word after `listening on ` is the Streamable
+/// HTTP endpoint a host connects to.
 pub fn listening_line(addr: std::net::SocketAddr) -> String {
     format!("listening on http://{addr}/mcp (REST http://{addr}/, OpenAPI http://{addr}/openapi.json)\n")
 }

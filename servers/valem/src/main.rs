@@ -5,9 +5,6 @@
 
 fn main() -> std::process::ExitCode {
     tooltable_transports::cli::main_with(tooltable_transports::package!(), |options: valem::options::Options| {
-        let server = valem::server_from(options)?;
-        // Its own line, before `listening on ...`, which hosts parse.
-        eprintln!("{}", server.state().describe_store());
-        Ok(server)
+        valem::server_from(options)
     })
 }

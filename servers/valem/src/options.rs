@@ -26,7 +26,7 @@ pub struct Options {
     pub database: Database,
     /// Adds `tamper_audit_record`, which alters stored audit records in memory (tests only; see
     /// `audit_hook.rs`).
-    #[arg(long, global = true, hide = true, conflicts_with_all = ["data", "url"])]
+    #[arg(long, global = true, hide = true, conflicts_with_all = ["data", "database"])]
     pub audit_tamper_hook: bool,
 }
 
@@ -36,7 +36,7 @@ pub struct Database {
     /// Keep the models, their audit trails and the blobs in the PostgreSQL database at URL
     /// (postgres://USER:PASSWORD@HOST:PORT/DATABASE), which several instances may serve at once;
     /// the environment variable keeps the password off the command line.
-    #[arg(long = "database", global = true, value_name = "URL", env = "VALEM_DATABASE_URL", hide_env_values = true)]
+    #[arg(long = "database", id = "database", global = true, value_name = "URL", env = "VALEM_DATABASE_URL", hide_env_values = true)]
     #[arg(conflicts_with = "data")]
     pub url: Option<DatabaseUrl>,
     /// Connections to the database one instance keeps open at once (besides the one that hears

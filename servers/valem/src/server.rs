@@ -78,7 +78,9 @@ pub fn server_with_audit(limits: Limits, audit: Arc<dyn AuditStore>) -> Result<S
 }
 
 fn server_on(models: Models) -> Result<Server<Models>, TableError> {
+    let note = models.describe_store();
     let mut builder = Server::builder(models)
+        .startup_note(note)
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .local_tools(LOCAL_TOOLS)

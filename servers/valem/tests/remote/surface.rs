@@ -76,7 +76,7 @@ fn model_tools_answer_as_the_embedded_server_answers_errors_included() {
         }
     }
     // The server's own structured errors crossed the hop, not only the local argument check's.
-    for error in ["Invalid spec", "Schema violation", "Version conflict", "Model not found", "Not found"] {
+    for error in ["Invalid spec", "Schema violation", "Version conflict", "Model not found"] {
         assert!(errors.iter().any(|e| e == error), "no {error:?} among {errors:?}");
     }
 }

@@ -141,13 +141,8 @@ fn every_acknowledged_mutation_through_two_instances_survives_killing_both() {
 fn the_startup_line_names_the_database_without_the_password() {
     let db = Postgres::start();
     let url = db.database("startup");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_valem"))
-        .args(["call", "list_models", "--database", &url])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let line = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(line, format!("models kept in PostgreSQL at 127.0.0.1:{}/startup\n", db.port()));
+    let line = super::crash::startup_line(&["--database", &url]);
+    assert!(line.ends_with(&format!("; models kept in PostgreSQL at 127.0.0.1:{}/startup", db.port())), "{line}");
 }
 
 #[test]

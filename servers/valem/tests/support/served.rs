@@ -31,7 +31,7 @@ impl Served {
             .spawn()
             .expect("valem serve starts");
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
-        // Lines before `listening on ...` (where the models are kept) are kept with the rest.
+        // Lines before `listening on ...` are kept with the rest.
         let mut first = String::new();
         let mut line = String::new();
         while stderr.read_line(&mut line).expect("valem serve prints its address") > 0 {

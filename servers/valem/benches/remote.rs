@@ -7,6 +7,8 @@
 mod examples;
 #[path = "../tests/support/mcp_client.rs"]
 mod mcp_client;
+// The benchmark does not read what the server printed, which the tests check.
+#[allow(dead_code)]
 #[path = "../tests/support/served.rs"]
 mod served;
 #[path = "support/timing.rs"]
@@ -33,7 +35,7 @@ fn main() {
     let mut embedded = Client::start(binary, &[]).expect("valem mcp starts");
     let mut remote = Client::start(binary, &["--url", &served.url]).expect("remote mode starts");
     for (id, spec, given, field) in &models {
-        let mut time = |client: &mut Client| {
+        let time = |client: &mut Client| {
             for (tool, args) in [("create_model", json!({ "spec": spec })), ("mutate", json!({ "id": id, "mutations": given }))] {
                 let answer = client.call(tool, args).expect("the server answers");
                 assert!(!answer.is_error, "{tool}: {}", answer.body);

@@ -24,9 +24,11 @@ pub struct AuditArgs {
     pub path_prefix: Option<String>,
     /// An ISO-8601 instant: records at or after it.
     #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
     pub from: Option<String>,
     /// An ISO-8601 instant: records before it.
     #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
     pub to: Option<String>,
     /// The most records, newest first: 100 when absent or not positive, at most 10000.
     #[serde(default)]

@@ -19,6 +19,7 @@ pub struct GetStateArgs {
     pub id: String,
     /// An ISO-8601 instant: the state as the newest history entry at or before it left it.
     #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
     pub at: Option<String>,
     /// Canonical addresses (e.g. ["$.order", "$.totals"]): only these subtrees are returned,
     /// at their addresses; absent ones are skipped.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# HTTP load benchmark: tooltable's `serve` (POST /mcp tools/call, GET /add) against a hyper floor
-# and rmcp's Streamable HTTP server, with wrk as the load generator. Everything on 127.0.0.1.
+# HTTP load benchmark: tooltable's `serve` (POST /mcp tools/call in a session and stateless in
+# revision 2026-07-28, GET /add) against a hyper floor and rmcp's Streamable HTTP server, with wrk
+# as the load generator. Everything on 127.0.0.1.
 #   bench/http.sh                   # builds (release), then about 2.5 minutes of load
 #   bench/http.sh --duration 3 --rounds 1   # quicker (about 45 s), noisier
 #   bench/http.sh --help
@@ -95,6 +96,7 @@ start() {
 json_h=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
 init_body='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http-bench","version":"0.1.0"}}}'
 call_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1,"b":2}}}'
+stateless_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 
 # session URL: initialize + notifications/initialized; prints the Mcp-Session-Id ("-" if none) and
 # checks that one tools/call answers sum 3.
@@ -112,23 +114,33 @@ session() {
   echo "$sid"
 }
 
+# stateless URL: checks that one tools/call of revision 2026-07-28, with no session, answers sum 3.
+stateless() {
+  local answer
+  answer="$(curl -sS "${json_h[@]}" -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+    -H 'Mcp-Name: add_numbers' -d "$stateless_body" "$1")"
+  if [[ "$answer" != *'"sum":3'* ]]; then log "unexpected stateless tools/call answer from $1: $answer"; exit 1; fi
+}
+
 start floor "$floor_bin" 127.0.0.1:0
 start tooltable "$tooltable_bin" serve --listen 127.0.0.1:0
 start rmcp-json "$rmcp_bin" json 127.0.0.1:0
 start rmcp-session "$rmcp_bin" session 127.0.0.1:0
 
 tt_sid="$(session "${url[tooltable]}/mcp")"
+stateless "${url[tooltable]}/mcp"
 rj_sid="$(session "${url[rmcp-json]}/mcp")"
 rs_sid="$(session "${url[rmcp-session]}/mcp")"
 [[ "$(curl -sS "${url[tooltable]}/add?a=1&b=2")" == *'"sum":3'* ]] || { log "GET /add does not answer sum 3"; exit 1; }
 
-# Points: KEY|SERVER|URL|MODE|SESSION (MODE: bench/http/load.lua's get or mcp). The floor is measured twice: with wrk's pre-built GET (the
+# Points: KEY|SERVER|URL|MODE|SESSION (MODE: bench/http/load.lua's get, mcp or stateless). The floor is measured twice: with wrk's pre-built GET (the
 # floor for GET /add) and with the very Lua-built POSTs sent to /mcp (the floor for /mcp).
 points=(
   "floor-get|floor|${url[floor]}/|get|"
   "floor-post|floor|${url[floor]}/mcp|mcp|-"
   "tt-rest|tooltable|${url[tooltable]}/add?a=1&b=2|get|"
   "tt-mcp|tooltable|${url[tooltable]}/mcp|mcp|$tt_sid"
+  "tt-stateless|tooltable|${url[tooltable]}/mcp|stateless|"
   "rmcp-json|rmcp-json|${url[rmcp-json]}/mcp|mcp|$rj_sid"
   "rmcp-session|rmcp-session|${url[rmcp-session]}/mcp|mcp|$rs_sid"
 )
@@ -231,15 +243,16 @@ END {
   name["floor-post"] = "floor        POST /mcp         (same Lua-built POSTs as below)"
   name["tt-rest"] = "tooltable    GET  /add?a=1&b=2 (REST)"
   name["tt-mcp"] = "tooltable    POST /mcp tools/call (session, application/json)"
+  name["tt-stateless"] = "tooltable    POST /mcp tools/call (2026-07-28, no session, JSON)"
   name["rmcp-json"] = "rmcp         POST /mcp tools/call (stateless, json_response)"
   name["rmcp-session"] = "rmcp         POST /mcp tools/call (session, SSE response)"
-  split("floor-get floor-post tt-rest tt-mcp rmcp-json rmcp-session", order, " ")
+  npoints = split("floor-get floor-post tt-rest tt-mcp tt-stateless rmcp-json rmcp-session", order, " ")
   split("1 1cpu 64", levels, " ")
   printf "%-64s %5s %10s %9s %9s %9s %7s\n", "server / request", "conc", "req/s", "mean µs", "p50 µs", "p99 µs", "errors"
   total_errors = 0
   for (c = 1; c <= 3; c++) {
     conc = levels[c]
-    for (i = 1; i <= 6; i++) {
+    for (i = 1; i <= npoints; i++) {
       id = order[i] SUBSEP conc
       printf "%-64s %5s %10.0f %9.1f %9d %9d%s %6d\n", name[order[i]], conc, best[id], \
         (best[id] > 0 ? (conc == "64" ? 64 : 1) / best[id] * 1e6 : 0), p50[id], p99[id], (conc != "64" ? " " : "*"), errs[id]
@@ -262,6 +275,8 @@ END {
     x = ratio("tt-mcp", "rmcp-json", conc)
     printf "  c=%-4s tooltable /mcp / rmcp (stateless JSON)  %5.2fx   target >= 1.5   %s\n", conc, x, verdict(x, 1.5)
     printf "         (tooltable /mcp / rmcp session SSE        %5.2fx)\n", ratio("tt-mcp", "rmcp-session", conc)
+    printf "         (tooltable stateless / rmcp stateless JSON %5.2fx; / tooltable session %5.2fx)\n", \
+      ratio("tt-stateless", "rmcp-json", conc), ratio("tt-stateless", "tt-mcp", conc)
   }
   print ""
   rss_errs = errs["rss1", 64] + errs["rss2", 64]

@@ -1,7 +1,10 @@
 -- wrk script for bench/http.sh.
 --   wrk ... -s load.lua URL -- get                         # GET URL (REST /add, floor)
 --   wrk ... -s load.lua URL -- mcp SESSION_ID [STOP_AFTER] # POST tools/call add_numbers {"a":1,"b":2}
--- SESSION_ID is sent as Mcp-Session-Id ("-" for none). Every POST carries its own JSON-RPC id
+--   wrk ... -s load.lua URL -- stateless                   # the same call in revision 2026-07-28
+-- SESSION_ID is sent as Mcp-Session-Id ("-" for none). `stateless` sends no session: the request
+-- carries its revision and client capabilities in `_meta`, and the headers that mirror the body
+-- (MCP-Protocol-Version, Mcp-Method, Mcp-Name). Every POST carries its own JSON-RPC id
 -- (thread number * 1e9 + a per-thread counter), so no two requests in flight share an id (a server
 -- may refuse a duplicate in-flight id: tooltable answers 400).
 --
@@ -45,6 +48,9 @@ local mode, base, counter, last, seen, stop_after = "get", 0, 0, nil, 0, nil
 local fixed -- the GET request, built once
 local prefix = '{"jsonrpc":"2.0","id":'
 local suffix = ',"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1,"b":2}}}'
+local stateless_suffix = ',"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1,"b":2},'
+  .. '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+  .. '"io.modelcontextprotocol/clientCapabilities":{}}}}'
 
 function init(args)
   mode = args[1] or "get"
@@ -70,6 +76,14 @@ function init(args)
         end
       end
     end
+  elseif mode == "stateless" then
+    wrk.method = "POST"
+    wrk.headers["Content-Type"] = "application/json"
+    wrk.headers["Accept"] = "application/json, text/event-stream"
+    wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+    wrk.headers["Mcp-Method"] = "tools/call"
+    wrk.headers["Mcp-Name"] = "add_numbers"
+    suffix = stateless_suffix
   else
     fixed = wrk.format()
   end

@@ -51,20 +51,38 @@ pub async fn test_error_handling() -> Result<Content, Error> {
     Err(Error::internal("This tool intentionally returns an error for testing"))
 }
 
-/// A postal address (named `address` in `$defs`, as the suite expects).
+/// A postal address (named `address` in `$defs`, as the suite expects, with an anchor).
 #[derive(Deserialize, Serialize, JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 pub struct Address {
     pub street: Option<String>,
     pub city: Option<String>,
 }
 
-/// Arguments whose schema uses `$schema`, `$defs` and `additionalProperties`.
 #[derive(Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "lowercase")]
+pub enum ContactMethod {
+    Phone,
+    Email,
+}
+
+/// Arguments whose schema uses `$schema`, `$defs`, `$anchor`, `additionalProperties`, composition
+/// (`allOf` of an `anyOf`: a phone or an email) and a condition (`if`/`then`/`else`: the
+/// contact named is given).
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend(
+    "allOf" = [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+    "if" = { "properties": { "contactMethod": { "const": "phone" } }, "required": ["contactMethod"] },
+    "then" = { "required": ["phone"] },
+    "else" = { "required": ["email"] },
+))]
 pub struct SchemaFeatures {
     pub name: Option<String>,
     pub address: Option<Address>,
+    pub contact_method: Option<ContactMethod>,
+    pub phone: Option<String>,
+    pub email: Option<String>,
 }
 
 /// Tool with JSON Schema 2020-12 features: echoes its arguments.

@@ -107,6 +107,6 @@ fn the_startup_line_says_where_the_models_are_kept() {
     assert_eq!(durable, format!("models kept in SQLite at {}\n", dir.path().join("valem.db").display()));
     assert_eq!(
         valem(&["call", "list_models"]),
-        "models kept in memory: a restart loses them (--data DIR keeps them)\n"
+        "models kept in memory: a restart loses them (--data DIR or --database URL keeps them)\n"
     );
 }

@@ -51,7 +51,8 @@ fn postgres(bin: &Path) {
         let url = db.database(&format!("bench{n}"));
         let servers: Vec<Serve> = (0..instances).map(|_| Serve::start(bin, &["--database", &url])).collect();
         let rate = mutations_per_second(&servers, models);
-        println!("REST mutate, {CLIENTS} clients, {what}, PostgreSQL, {instances} instance(s): {rate:.0} mutations/s");
+        let instances = if instances == 1 { "1 instance".to_owned() } else { format!("{instances} instances") };
+        println!("REST mutate, {CLIENTS} clients, {what}, PostgreSQL, {instances}: {rate:.0} mutations/s");
     }
 }
 

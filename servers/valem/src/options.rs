@@ -181,3 +181,14 @@ impl Default for Limits {
         Limits::DEFAULT
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::DatabaseUrl;
+
+    #[test]
+    fn a_database_url_never_prints_its_password() {
+        let url: DatabaseUrl = "postgres://valem:s3cret@db:5432/valem".parse().unwrap();
+        assert_eq!(format!("{url:?}"), "DatabaseUrl(…)");
+    }
+}

@@ -1,7 +1,12 @@
 //! What durability costs: mutations per second over REST from four clients of the real
-//! `valem serve`, in memory and with `--data DIR` (SQLite, each commit on disk before its
-//! answer), and `verify_audit` of a stored trail of 100,000 records. Printed, nothing asserted.
+//! `valem serve`, in memory, with `--data DIR` (SQLite, each commit on disk before its answer)
+//! and with `--database URL` (a PostgreSQL server in a temporary directory, flushing each commit
+//! to disk, served by one and by two instances), and `verify_audit` of a stored trail of 100,000
+//! records. Printed, nothing asserted.
 
+#[allow(dead_code)]
+#[path = "../tests/support/postgres.rs"]
+mod pg_server;
 #[path = "../tests/support/rest.rs"]
 mod rest;
 #[path = "../tests/support/scratch.rs"]
@@ -27,25 +32,55 @@ const RECORDS: u64 = 100_000;
 
 fn main() {
     let bin = Path::new(env!("CARGO_BIN_EXE_valem"));
-    let memory = mutations_per_second(&Serve::start(bin, &[]));
+    let memory = mutations_per_second(&[Serve::start(bin, &[])], Models::Own);
     println!("REST mutate, {CLIENTS} clients, one model each, in memory: {memory:.0} mutations/s");
     let dir = Scratch::new("bench-durable");
-    let server = Serve::start(bin, &["--data", dir.path().to_str().unwrap_or_default()]);
-    let durable = mutations_per_second(&server);
-    println!("REST mutate, {CLIENTS} clients, one model each, SQLite --data: {durable:.0} mutations/s");
+    let sqlite =
+        mutations_per_second(&[Serve::start(bin, &["--data", dir.path().to_str().unwrap_or_default()])], Models::Own);
+    println!("REST mutate, {CLIENTS} clients, one model each, SQLite (--data): {sqlite:.0} mutations/s");
     verify_stored_trail();
+    postgres(bin);
 }
 
-/// Each client creates its own model and mutates it `MUTATIONS / CLIENTS` times.
-fn mutations_per_second(server: &Serve) -> f64 {
-    let spec = |c: usize| json!({ "id": format!("m{c}"), "schema": {}, "derivations": [{ "path": "$.double", "expr": "n * 2" }] });
+/// The figures on PostgreSQL: one instance, two instances (the clients shared out between
+/// them), and two instances whose clients all write one model.
+fn postgres(bin: &Path) {
+    let db = pg_server::Postgres::start_with(&[]);
+    let runs = [(1, Models::Own, "one model each"), (2, Models::Own, "one model each"), (2, Models::One, "one model")];
+    for (n, (instances, models, what)) in runs.into_iter().enumerate() {
+        let url = db.database(&format!("bench{n}"));
+        let servers: Vec<Serve> = (0..instances).map(|_| Serve::start(bin, &["--database", &url])).collect();
+        let rate = mutations_per_second(&servers, models);
+        let instances = if instances == 1 { "1 instance".to_owned() } else { format!("{instances} instances") };
+        println!("REST mutate, {CLIENTS} clients, {what}, PostgreSQL, {instances}: {rate:.0} mutations/s");
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Models {
+    /// Each client writes a model of its own.
+    Own,
+    /// Every client writes the same model.
+    One,
+}
+
+/// Each client (on the instance `c % servers.len()`) mutates its model `MUTATIONS / CLIENTS`
+/// times, the model created first.
+fn mutations_per_second(servers: &[Serve], models: Models) -> f64 {
+    let id = |c: usize| match models {
+        Models::Own => format!("m{c}"),
+        Models::One => "m0".to_owned(),
+    };
+    for c in 0..CLIENTS {
+        let spec = json!({ "id": id(c), "schema": {}, "derivations": [{ "path": "$.double", "expr": "n * 2" }] });
+        let _ = servers[0].client().call("POST", "/models", Some(&spec));
+    }
     let start = Instant::now();
     std::thread::scope(|scope| {
         for c in 0..CLIENTS {
+            let (server, path) = (&servers[c % servers.len()], format!("/models/{}/mutations", id(c)));
             scope.spawn(move || {
                 let mut rest = server.client();
-                let _ = rest.call("POST", "/models", Some(&spec(c)));
-                let path = format!("/models/m{c}/mutations");
                 for n in 0..MUTATIONS / CLIENTS {
                     let _ = rest.call("POST", &path, Some(&json!({ "$.n": n })));
                 }

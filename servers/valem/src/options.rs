@@ -45,8 +45,10 @@ pub struct Database {
     #[arg(value_parser = clap::value_parser!(u16).range(1..))]
     pub pool: u16,
     /// The longest wait, in milliseconds, to connect to the database, for a free connection and
-    /// for a model another instance is changing; a statement may take twice as long.
+    /// for a model another instance is changing; a statement, and a change an instance leaves
+    /// open, may take twice as long.
     #[arg(long = "database-timeout-ms", global = true, value_name = "MS", default_value_t = PostgresOptions::DEFAULT.timeout.as_millis() as u64)]
+    #[arg(value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout_ms: u64,
 }
 
@@ -182,5 +184,16 @@ impl Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DatabaseUrl;
+
+    #[test]
+    fn a_database_url_never_prints_its_password() {
+        let url: DatabaseUrl = "postgres://valem:s3cret@db:5432/valem".parse().unwrap();
+        assert_eq!(format!("{url:?}"), "DatabaseUrl(…)");
     }
 }

@@ -11,6 +11,7 @@
 //! `audit(model_id, sequence, record)` (the sealed record as JSON text, PK (model_id, sequence)),
 //! `blobs(id PK, media_type, bytes)`.
 
+mod batch;
 pub mod postgres;
 pub mod sqlite;
 
@@ -85,8 +86,9 @@ pub trait ModelStore: Send + Sync {
     /// the id is taken (the caller then tries another).
     fn create(&self, id: &str, model: &StoredModel) -> Result<(), StoreError>;
 
-    /// Takes the model `id` alone across every instance (SQLite: a write transaction;
-    /// PostgreSQL: `SELECT ... FOR UPDATE` of its row) until the change is committed or
+    /// Takes the model `id` alone across every instance (SQLite, which one process serves: that
+    /// process's lock of the model; PostgreSQL: `SELECT ... FOR UPDATE` of its row inside a
+    /// transaction) until the change is committed or
     /// dropped; `StoreError::NotFound` when there is none. Reads nothing but the revision.
     fn begin(&self, id: &str) -> Result<Box<dyn ModelChange + '_>, StoreError>;
 

@@ -1,17 +1,20 @@
 //! The SQLite store of `valem serve --data DIR`: one file `DIR/valem.db` in WAL mode with
 //! `synchronous=FULL`, so that a commit is on disk before it returns. One process serves a
-//! directory (it holds `DIR/valem.lock`); within it one connection writes, each commit in a
-//! `BEGIN IMMEDIATE` transaction, and reads run side by side on their own connections.
+//! directory (it holds `DIR/valem.lock`), so a model is held alone by this process's own lock
+//! of it; one connection writes, in `BEGIN IMMEDIATE` transactions that commit every write
+//! waiting at once (`batch.rs`), and reads run side by side on their own connections.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::HashSet;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde_json::{Map, Value};
 
+use super::batch::Writer;
 use super::{ModelChange, ModelStore, StoreError, StoredBlob, StoredModel};
 use crate::audit::{GENESIS, seal};
 
@@ -45,8 +48,11 @@ CREATE TABLE IF NOT EXISTS blobs (
 pub struct SqliteStore {
     path: PathBuf,
     busy_timeout: Duration,
-    writer: Mutex<Connection>,
+    writer: Writer,
     readers: Mutex<Vec<Connection>>,
+    /// The models a change holds, each alone; `freed` wakes those that wait for one.
+    held: Mutex<HashSet<String>>,
+    freed: Condvar,
     _lock: File,
 }
 
@@ -75,9 +81,7 @@ impl SqliteStore {
             .open(dir.join(LOCK))
             .map_err(|e| StoreError::Unavailable(format!("--data {shown} is not a writable directory: {e}")))?;
         lock.try_lock().map_err(|e| match e {
-            TryLockError::WouldBlock => {
-                StoreError::Unavailable(format!("--data {shown} is in use by another valem process"))
-            }
+            TryLockError::WouldBlock => StoreError::Unavailable(format!("--data {shown} is in use by another valem process")),
             TryLockError::Error(e) => StoreError::Unavailable(format!("--data {shown}: cannot lock {LOCK}: {e}")),
         })?;
         let path = dir.join(DATABASE);
@@ -86,11 +90,19 @@ impl SqliteStore {
             .pragma_update(None, "journal_mode", "WAL")
             .and_then(|_| writer.execute_batch(SCHEMA))
             .map_err(|e| StoreError::Unavailable(format!("--data {shown}: cannot set up {}: {e}", path.display())))?;
-        Ok(SqliteStore { path, busy_timeout, writer: Mutex::new(writer), readers: Mutex::default(), _lock: lock })
+        Ok(SqliteStore {
+            path,
+            busy_timeout,
+            writer: Writer::new(writer),
+            readers: Mutex::default(),
+            held: Mutex::default(),
+            freed: Condvar::new(),
+            _lock: lock,
+        })
     }
 
-    fn writer(&self) -> MutexGuard<'_, Connection> {
-        self.writer.lock().unwrap_or_else(|p| p.into_inner())
+    fn held(&self) -> MutexGuard<'_, HashSet<String>> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Runs `read` on a reader connection (one kept from before, or a new one).
@@ -107,15 +119,6 @@ impl SqliteStore {
         }
         result
     }
-
-    /// Runs `write` in one `BEGIN IMMEDIATE` transaction, committed when it succeeds.
-    fn write<T>(&self, write: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let conn = self.writer();
-        let mut tx = Transaction::begin(conn)?;
-        let value = write(&tx.conn)?;
-        tx.commit()?;
-        Ok(value)
-    }
 }
 
 /// A sequence as SQLite's signed integer (past its range: its largest).
@@ -129,33 +132,6 @@ fn connect(path: &Path, busy_timeout: Duration, flags: OpenFlags) -> Result<Conn
     conn.busy_timeout(busy_timeout).map_err(unavailable("busy timeout"))?;
     conn.pragma_update(None, "synchronous", "FULL").map_err(unavailable("synchronous=FULL"))?;
     Ok(conn)
-}
-
-/// A write transaction on the writer connection; rolled back when dropped uncommitted.
-struct Transaction<'a> {
-    conn: MutexGuard<'a, Connection>,
-    open: bool,
-}
-
-impl<'a> Transaction<'a> {
-    fn begin(conn: MutexGuard<'a, Connection>) -> Result<Transaction<'a>, StoreError> {
-        conn.execute_batch("BEGIN IMMEDIATE").map_err(unavailable("begin"))?;
-        Ok(Transaction { conn, open: true })
-    }
-
-    fn commit(&mut self) -> Result<(), StoreError> {
-        self.conn.execute_batch("COMMIT").map_err(unavailable("commit"))?;
-        self.open = false;
-        Ok(())
-    }
-}
-
-impl Drop for Transaction<'_> {
-    fn drop(&mut self) {
-        if self.open {
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
-    }
 }
 
 fn revision_of(conn: &Connection, id: &str) -> Result<Option<u64>, StoreError> {
@@ -214,33 +190,41 @@ impl ModelStore for SqliteStore {
     }
 
     fn create(&self, id: &str, model: &StoredModel) -> Result<(), StoreError> {
-        self.write(|conn| {
-            if revision_of(conn, id)?.is_some() {
-                return Err(StoreError::Exists(id.to_owned()));
+        let (id, spec, state) = (id.to_owned(), model.spec.to_string(), model.state.to_string());
+        self.writer.write(move |conn| {
+            if revision_of(conn, &id)?.is_some() {
+                return Err(StoreError::Exists(id));
             }
             // A trail left by a model of this id deleted outside the server starts over.
-            conn.execute("DELETE FROM audit WHERE model_id = ?1", [id]).map_err(unavailable("create a model"))?;
-            conn.execute(
-                "INSERT INTO models (id, spec, state, revision) VALUES (?1, ?2, ?3, 1)",
-                params![id, model.spec.to_string(), model.state.to_string()],
-            )
-            .map_err(unavailable("create a model"))?;
-            Ok(())
-        })
+            conn.execute("DELETE FROM audit WHERE model_id = ?1", [&id]).map_err(unavailable("create a model"))?;
+            conn.execute("INSERT INTO models (id, spec, state, revision) VALUES (?1, ?2, ?3, 1)", params![id, spec, state])
+                .map_err(unavailable("create a model"))?;
+            Ok(1)
+        })?;
+        Ok(())
     }
 
     fn begin(&self, id: &str) -> Result<Box<dyn ModelChange + '_>, StoreError> {
-        let tx = Transaction::begin(self.writer())?;
-        let revision = revision_of(&tx.conn, id)?.ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
-        Ok(Box::new(SqliteChange { tx, id: id.to_owned(), revision }))
+        let mut held = self.held();
+        while held.contains(id) {
+            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        held.insert(id.to_owned());
+        drop(held);
+        // Held from here: let go when the change drops, whatever happens next.
+        let mut change = SqliteChange { store: self, id: id.to_owned(), revision: 0 };
+        change.revision = self.revision(id)?.ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
+        Ok(Box::new(change))
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        self.write(|conn| {
-            let gone = conn.execute("DELETE FROM models WHERE id = ?1", [id]).map_err(unavailable("delete a model"))?;
-            conn.execute("DELETE FROM audit WHERE model_id = ?1", [id]).map_err(unavailable("delete a trail"))?;
-            Ok(gone > 0)
-        })
+        let id = id.to_owned();
+        let gone = self.writer.write(move |conn| {
+            let gone = conn.execute("DELETE FROM models WHERE id = ?1", [&id]).map_err(unavailable("delete a model"))?;
+            conn.execute("DELETE FROM audit WHERE model_id = ?1", [&id]).map_err(unavailable("delete a trail"))?;
+            Ok(gone as u64)
+        })?;
+        Ok(gone > 0)
     }
 
     fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
@@ -272,12 +256,13 @@ impl ModelStore for SqliteStore {
     }
 
     fn put_blob(&self, id: &str, media_type: &str, bytes: &[u8], max_total: u64) -> Result<(), StoreError> {
-        self.write(|conn| {
+        let (id, media_type, bytes) = (id.to_owned(), media_type.to_owned(), bytes.to_vec());
+        self.writer.write(move |conn| {
             let held = conn
-                .query_row("SELECT EXISTS (SELECT 1 FROM blobs WHERE id = ?1)", [id], |r| r.get::<_, bool>(0))
+                .query_row("SELECT EXISTS (SELECT 1 FROM blobs WHERE id = ?1)", [&id], |r| r.get::<_, bool>(0))
                 .map_err(unavailable("read a blob"))?;
             if held {
-                return Ok(());
+                return Ok(0);
             }
             let total = conn
                 .query_row("SELECT coalesce(sum(length(bytes)), 0) FROM blobs", [], |r| r.get::<_, i64>(0))
@@ -287,13 +272,11 @@ impl ModelStore for SqliteStore {
                     "the blob store would hold more than {max_total} bytes, as much as it may (--max-blob-store-bytes)"
                 )));
             }
-            conn.execute(
-                "INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)",
-                params![id, media_type, bytes],
-            )
-            .map_err(unavailable("store a blob"))?;
-            Ok(())
-        })
+            conn.execute("INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)", params![id, media_type, bytes])
+                .map_err(unavailable("store a blob"))?;
+            Ok(1)
+        })?;
+        Ok(())
     }
 
     fn get_blob(&self, id: &str) -> Result<Option<StoredBlob>, StoreError> {
@@ -310,10 +293,18 @@ impl ModelStore for SqliteStore {
     fn watch(&self, _on_commit: Arc<dyn Fn(&str) + Send + Sync>) {}
 }
 
+/// A model held alone by this process until the change drops.
 struct SqliteChange<'a> {
-    tx: Transaction<'a>,
+    store: &'a SqliteStore,
     id: String,
     revision: u64,
+}
+
+impl Drop for SqliteChange<'_> {
+    fn drop(&mut self) {
+        self.store.held().remove(&self.id);
+        self.store.freed.notify_all();
+    }
 }
 
 impl ModelChange for SqliteChange<'_> {
@@ -322,49 +313,58 @@ impl ModelChange for SqliteChange<'_> {
     }
 
     fn load(&self) -> Result<StoredModel, StoreError> {
-        load_from(&self.tx.conn, &self.id)?.map(|(m, _)| m).ok_or_else(|| StoreError::NotFound(self.id.clone()))
+        let loaded = self.store.load(&self.id)?;
+        loaded.map(|(m, _)| m).ok_or_else(|| StoreError::NotFound(self.id.clone()))
     }
 
-    fn commit(mut self: Box<Self>, model: &StoredModel, audit: Option<Map<String, Value>>) -> Result<u64, StoreError> {
-        let conn = &self.tx.conn;
-        let revision = self.revision + 1;
-        conn.execute(
-            "UPDATE models SET spec = ?2, state = ?3, revision = ?4 WHERE id = ?1",
-            params![self.id, model.spec.to_string(), model.state.to_string(), revision as i64],
-        )
-        .map_err(unavailable("store a model"))?;
-        if let Some(record) = audit {
-            let last = conn
-                .query_row(
-                    "SELECT sequence, record FROM audit WHERE model_id = ?1 ORDER BY sequence DESC LIMIT 1",
-                    [&self.id],
-                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+    fn commit(self: Box<Self>, model: &StoredModel, audit: Option<Map<String, Value>>) -> Result<u64, StoreError> {
+        let (id, revision) = (self.id.clone(), self.revision + 1);
+        let (spec, state) = (model.spec.to_string(), model.state.to_string());
+        self.store.writer.write(move |conn| {
+            let changed = conn
+                .execute(
+                    "UPDATE models SET spec = ?2, state = ?3, revision = ?4 WHERE id = ?1 AND revision = ?4 - 1",
+                    params![id, spec, state, sql_int(revision)],
                 )
-                .optional()
-                .map_err(unavailable("read the trail's end"))?;
-            let (sequence, prev) = match last {
-                None => (1, GENESIS.to_owned()),
-                Some((sequence, text)) => {
-                    let prev = serde_json::from_str::<Value>(&text)
-                        .ok()
-                        .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))
-                        .ok_or_else(|| {
-                            StoreError::Corrupt(format!(
-                                "the last audit record of {:?} holds no hash; the trail cannot go on",
-                                self.id
-                            ))
-                        })?;
-                    (sequence as u64 + 1, prev)
-                }
-            };
-            let sealed = Value::Object(seal(record, sequence, &prev));
-            conn.execute(
-                "INSERT INTO audit (model_id, sequence, record) VALUES (?1, ?2, ?3)",
-                params![self.id, sequence as i64, sealed.to_string()],
-            )
-            .map_err(unavailable("append to the trail"))?;
-        }
-        self.tx.commit()?;
-        Ok(revision)
+                .map_err(unavailable("store a model"))?;
+            if changed == 0 {
+                return Err(StoreError::NotFound(id));
+            }
+            if let Some(record) = audit {
+                append(conn, &id, record)?;
+            }
+            Ok(revision)
+        })
     }
+}
+
+/// Seals `record` onto the end of the stored trail of `id`.
+fn append(conn: &Connection, id: &str, record: Map<String, Value>) -> Result<(), StoreError> {
+    let last = conn
+        .query_row(
+            "SELECT sequence, record FROM audit WHERE model_id = ?1 ORDER BY sequence DESC LIMIT 1",
+            [id],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+        )
+        .optional()
+        .map_err(unavailable("read the trail's end"))?;
+    let (sequence, prev) = match last {
+        None => (1, GENESIS.to_owned()),
+        Some((sequence, text)) => {
+            let prev = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))
+                .ok_or_else(|| {
+                    StoreError::Corrupt(format!("the last audit record of {id:?} holds no hash; the trail cannot go on"))
+                })?;
+            (sequence as u64 + 1, prev)
+        }
+    };
+    let sealed = Value::Object(seal(record, sequence, &prev));
+    conn.execute(
+        "INSERT INTO audit (model_id, sequence, record) VALUES (?1, ?2, ?3)",
+        params![id, sql_int(sequence), sealed.to_string()],
+    )
+    .map_err(unavailable("append to the trail"))?;
+    Ok(())
 }

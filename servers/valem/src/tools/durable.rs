@@ -80,7 +80,12 @@ impl Models {
         budget: &Budget,
         change: impl ChangeFn<T>,
     ) -> Result<T, ModelError> {
-        let held = store.begin(id)?;
+        let held = store.begin(id).inspect_err(|e| {
+            // Another instance deleted it: this copy goes too.
+            if matches!(e, StoreError::NotFound(_)) {
+                self.lock().evict(id, Some(shared));
+            }
+        })?;
         let cached = self.lock().models.get(id).filter(|s| Arc::ptr_eq(&s.model, shared)).map(|s| s.revision);
         if cached != Some(held.revision()) {
             **model = rebuild(id, &held.load()?)?;

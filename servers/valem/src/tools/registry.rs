@@ -105,7 +105,7 @@ impl Models {
     pub fn describe_store(&self) -> String {
         match &self.store {
             Some(store) => format!("models kept in {}", store.describe()),
-            None => "models kept in memory: a restart loses them (--data DIR keeps them)".into(),
+            None => "models kept in memory: a restart loses them (--data DIR or --database URL keeps them)".into(),
         }
     }
 

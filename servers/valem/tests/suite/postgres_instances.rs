@@ -169,3 +169,21 @@ fn the_password_shows_neither_in_the_description_nor_in_any_error() {
         assert!(!error.contains("Zq8sSecret"), "the password shows: {error}");
     }
 }
+
+#[test]
+fn a_change_left_open_lets_its_model_go_after_twice_the_timeout() {
+    let server = Postgres::start();
+    let url = server.database("left-open");
+    let short = PostgresOptions { pool: 2, timeout: Duration::from_millis(200) };
+    let (silent, other) = (PostgresStore::open(&url, short).unwrap(), open(&url));
+    silent.create("m", &counter(0)).unwrap();
+    let held = silent.begin("m").unwrap();
+    std::thread::sleep(Duration::from_millis(1_000));
+    increment(&other, "m");
+    let refused = held.commit(&counter(7), Some(record(7))).unwrap_err().to_string();
+    assert!(refused.starts_with("PostgreSQL: store a model:"), "{refused}");
+    let (model, revision) = other.load("m").unwrap().unwrap();
+    assert_eq!((model.state["n"].as_u64(), revision), (Some(1), 2), "the stale change wrote nothing");
+    increment(&silent, "m");
+    assert_eq!(silent.last_sequence("m").unwrap(), 2, "the store goes on after the closed connection");
+}

@@ -143,6 +143,13 @@ fn the_startup_line_names_the_database_without_the_password() {
     let url = db.database("startup");
     let line = super::crash::startup_line(&["--database", &url]);
     assert!(line.ends_with(&format!("; models kept in PostgreSQL at 127.0.0.1:{}/startup", db.port())), "{line}");
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_valem"))
+        .args(["serve", "--help"])
+        .env("VALEM_DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(help.contains("[env: VALEM_DATABASE_URL]") && !help.contains(PASSWORD), "{help}");
 }
 
 #[test]

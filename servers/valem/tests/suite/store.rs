@@ -119,6 +119,12 @@ pub fn concurrent_commits_on_one_model_serialize(open: Open) {
     let sequences: Vec<u64> = trail.as_array().unwrap().iter().rev().map(|r| r["sequence"].as_u64().unwrap()).collect();
     assert_eq!(sequences, (1..=(WRITERS * EACH) as u64).collect::<Vec<_>>());
     assert_eq!(call(&servers[0], "verify_audit", json!({ "id": "shared" })).unwrap()["valid"], true);
+    // A model one instance deletes is gone for the other, which held a copy.
+    call(&servers[0], "delete_model", json!({ "id": "shared" })).unwrap();
+    let gone = call(&servers[1], "mutate", json!({ "id": "shared", "mutations": { "$.w0": 0 } })).unwrap_err();
+    assert_eq!(gone["error"], "Model not found");
+    assert_eq!(call(&servers[1], "get_state", json!({ "id": "shared" })).unwrap_err()["error"], "Model not found");
+    assert_eq!(call(&servers[1], "list_models", json!({})).unwrap(), json!([]));
 }
 
 /// A store that refuses every commit while `failing` is set, as a full disk would.

@@ -85,7 +85,14 @@ fn as_user(mut command: Command, user: Option<(u32, u32)>) -> Command {
 
 impl Postgres {
     /// A fresh server, ready for connections; panics with the reason when there can be none.
+    /// The tests kill valem, never the server: it does not flush to disk, which only slows them.
     pub fn start() -> Postgres {
+        Postgres::start_with(&["fsync=off", "full_page_writes=off"])
+    }
+
+    /// A fresh server with `settings` (`name=value`) beside the defaults: none for one that
+    /// flushes every commit to disk as a production server does.
+    pub fn start_with(settings: &[&str]) -> Postgres {
         let bin = bin_dir().unwrap_or_else(|| {
             panic!(
                 "PostgreSQL is not installed: no initdb in /usr/lib/postgresql/*/bin nor on PATH. The PostgreSQL \
@@ -118,7 +125,7 @@ impl Postgres {
         // so a server that exits at once is tried again on another.
         for _ in 0..3 {
             let port = free_port();
-            let server = Postgres::spawn(&bin, &dir, &data, port, user);
+            let server = Postgres::spawn(&bin, &dir, &data, port, user, settings);
             let mut started = Postgres { dir: dir.clone(), port, server };
             match started.wait_ready() {
                 Ok(()) => return started,
@@ -131,7 +138,7 @@ impl Postgres {
         panic!("PostgreSQL found no free port in three tries");
     }
 
-    fn spawn(bin: &Path, dir: &Path, data: &Path, port: u16, user: Option<(u32, u32)>) -> Child {
+    fn spawn(bin: &Path, dir: &Path, data: &Path, port: u16, user: Option<(u32, u32)>, settings: &[&str]) -> Child {
         let log = std::fs::File::create(dir.join(format!("server-{port}.log"))).expect("the server's log file");
         if let Some((uid, gid)) = user {
             std::os::unix::fs::chown(dir.join(format!("server-{port}.log")), Some(uid), Some(gid))
@@ -146,8 +153,7 @@ impl Postgres {
             .arg("-k")
             .arg(dir)
             .args(["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"])
-            // The tests kill valem, never the server: a flush to disk would only slow them.
-            .args(["-c", "fsync=off", "-c", "full_page_writes=off"])
+            .args(settings.iter().flat_map(|s| ["-c", s]))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log);

@@ -151,8 +151,14 @@ impl PostgresStore {
         })?;
         config.connect_timeout(options.timeout).application_name("valem");
         let ms = options.timeout.as_millis();
-        // A statement waiting for a model's lock is told apart by its own, shorter timeout.
-        let setup = format!("SET lock_timeout = {ms}; SET statement_timeout = {}", 2 * ms);
+        // A statement waiting for a model's lock is told apart by its own, shorter timeout. An
+        // instance gone silent in the middle of a change (a cut network) holds its model no
+        // longer than twice the timeout. (0 turns each off in PostgreSQL: the flag starts at 1.)
+        let ms = ms.max(1);
+        let setup = format!(
+            "SET lock_timeout = {ms}; SET statement_timeout = {long}; SET idle_in_transaction_session_timeout = {long}",
+            long = 2 * ms
+        );
         let connector = Connector { config, setup };
         let shown = shown(&connector.config);
         let in_context = |e: StoreError| match e {

@@ -118,5 +118,9 @@ fn the_startup_line_says_where_the_models_are_kept() {
 /// The line `valem serve ARGS..` prints once it listens.
 pub fn startup_line(args: &[&str]) -> String {
     let served = Served::start(Path::new(env!("CARGO_BIN_EXE_valem")), args);
-    served.printed().lines().find(|l| l.starts_with("listening on ")).unwrap_or_default().to_owned()
+    let printed = served.printed();
+    let line = printed.lines().find(|l| l.starts_with("listening on ")).unwrap_or_default();
+    // Hosts take the word after `listening on` as the endpoint; the note must not change it.
+    assert!(line.starts_with(&format!("listening on {}/mcp ", served.url)), "{line}");
+    line.to_owned()
 }

@@ -125,36 +125,23 @@ impl Models {
         }
     }
 
-    /// Stores a new model under its spec's id, or the first of `id-2`, `id-3`, ... the store
-    /// does not hold, then holds it.
+    /// Stores a new model under its spec's id, then holds it. A server that keeps its models
+    /// refuses a taken id (409), as the original server does: its ids are what other clients
+    /// and instances name, so none is made up.
     pub(super) async fn insert_stored(&self, store: &Arc<dyn ModelStore>, model: Model) -> Result<String, ModelError> {
         self.room_for(model.bytes())?;
-        let base = model.id().to_owned();
-        let hint = self.lock().next_suffix.get(&base).copied().unwrap_or(2);
         let (store, limits) = (Arc::clone(store), self.limits().clone());
-        let (id, next, model) = blocking(move || -> Result<(String, Option<u64>, Model), ModelError> {
+        let model = blocking(move || -> Result<Model, ModelError> {
             too_many(store.count()?, &limits)?;
-            let stored = model.to_stored();
-            let mut next = None;
-            let mut id = base.clone();
-            loop {
-                match store.create(&id, &stored) {
-                    Ok(()) => return Ok((id, next, model)),
-                    Err(StoreError::Exists(_)) => {
-                        let n = next.map_or(hint, |n| n + 1);
-                        next = Some(n);
-                        id = format!("{base}-{n}");
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+            match store.create(model.id(), &model.to_stored()) {
+                Ok(()) => Ok(model),
+                Err(StoreError::Exists(_)) => Err(ModelError::Duplicate(model.id().to_owned())),
+                Err(e) => Err(e.into()),
             }
         })
         .await??;
-        let mut registry = self.lock();
-        if let Some(n) = next {
-            registry.next_suffix.insert(model.id().to_owned(), n + 1);
-        }
-        registry.cache(&id, model, 1);
+        let id = model.id().to_owned();
+        self.lock().cache(&id, model, 1);
         Ok(id)
     }
 }

@@ -41,6 +41,8 @@ pub enum ModelError {
     StateTooLarge(String),
     /// The registry holds as many models as it may.
     TooMany(String),
+    /// A durable server already holds a model under the spec's id.
+    Duplicate(String),
     /// The cycle ran out of time or was cancelled, and was undone.
     Stopped(Stopped),
     /// The durable store failed: the call changed nothing.
@@ -70,6 +72,11 @@ impl ModelError {
             ModelError::Constraint(v) => json!({ "error": "Constraint violation", "violations": v }),
             ModelError::TooLarge(m) => json!({ "error": "Value too large", "message": m }),
             ModelError::Invalid(m) => json!({ "error": m }),
+            ModelError::Duplicate(id) => json!({
+                "error": "Duplicate id",
+                "id": id,
+                "message": format!("a model {id:?} is stored already; delete it, or give the spec another id"),
+            }),
             ModelError::VersionConflict { expected, actual } => json!({
                 "error": "Version conflict",
                 "expected": expected,
@@ -166,7 +173,9 @@ impl ToolError for ModelError {
         match self {
             ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,
             ModelError::TooLarge(_) | ModelError::StateTooLarge(_) => ErrorKind::TooLarge,
-            ModelError::Constraint(_) | ModelError::VersionConflict { .. } => ErrorKind::Conflict,
+            ModelError::Constraint(_) | ModelError::VersionConflict { .. } | ModelError::Duplicate(_) => {
+                ErrorKind::Conflict
+            }
             ModelError::TooMany(_) => ErrorKind::TooMany,
             ModelError::Store(_) | ModelError::Internal(_) => ErrorKind::Internal,
             _ => ErrorKind::InvalidInput,

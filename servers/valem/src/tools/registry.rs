@@ -214,7 +214,7 @@ impl Models {
     }
 
     /// Registers a model under its spec's id, or under `id-2`, `id-3`, ... when that is taken;
-    /// with a store, stored before this returns.
+    /// with a store, stored before this returns, and a taken id is refused.
     pub async fn insert(&self, model: Model) -> Result<String, ModelError> {
         if let Some(store) = &self.store {
             return self.insert_stored(store, model).await;

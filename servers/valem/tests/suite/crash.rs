@@ -98,6 +98,10 @@ pub fn every_acknowledged_mutation_survives_killing(start: &dyn Fn() -> Vec<Serv
         let (status, _) = rest.call("POST", &format!("{model}/mutations"), Some(&json!({ format!("$.c{c}"): 0 }))).unwrap();
         assert_eq!(status, 200, "the restarted server goes on committing");
     }
+    // A stored id is not handed out again, over REST the original's 409.
+    let spec = json!({ "id": "crash0", "schema": {} });
+    let (status, body) = rest.call("POST", "/models", Some(&spec)).unwrap();
+    assert_eq!((status, &body["error"]), (409, &json!("Duplicate id")), "{body}");
 }
 
 #[test]

@@ -38,6 +38,12 @@ pub fn missing(id: &str) -> ModelError {
     ModelError::Missing(format!("Blob not found: {id}"))
 }
 
+/// Why a new blob is refused when the blobs together would pass `max_total` bytes (in memory or
+/// in a durable store alike).
+pub(crate) fn over_total(max_total: u64) -> String {
+    format!("the blob store would hold more than {max_total} bytes, as much as it may (--max-blob-store-bytes)")
+}
+
 impl BlobStore {
     pub fn new(max_blob: usize, max_total: usize) -> BlobStore {
         BlobStore { blobs: Mutex::default(), max_blob, max_total }
@@ -72,10 +78,7 @@ impl BlobStore {
             return Ok(id);
         }
         if stored.bytes + bytes.len() > self.max_total {
-            return Err(ModelError::TooLarge(format!(
-                "the blob store would hold more than {} bytes, as much as it may (--max-blob-store-bytes)",
-                self.max_total
-            )));
+            return Err(ModelError::TooLarge(over_total(self.max_total as u64)));
         }
         stored.bytes += bytes.len();
         stored.by_id.insert(id.clone(), Blob { media_type: media_type.to_owned(), bytes: bytes.into() });

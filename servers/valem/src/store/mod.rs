@@ -22,7 +22,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 /// A model as the store keeps it: its spec as the client wrote it, and its state (document,
-/// derived and meta caches, effect memory, history with its undo journals), both JSON.
+/// derived and meta caches, history with its undo journals), both JSON.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredModel {
     pub spec: Value,
@@ -83,7 +83,7 @@ pub trait ModelStore: Send + Sync {
     fn revision(&self, id: &str) -> Result<Option<u64>, StoreError>;
 
     /// Stores a new model at revision 1, durable before it returns; `StoreError::Exists` when
-    /// the id is taken (the caller then tries another).
+    /// the id is taken.
     fn create(&self, id: &str, model: &StoredModel) -> Result<(), StoreError>;
 
     /// Takes the model `id` alone across every instance (SQLite, which one process serves: that
@@ -114,6 +114,33 @@ pub trait ModelStore: Send + Sync {
     /// Calls `on_commit` with a model's id whenever ANOTHER instance commits or deletes it
     /// (PostgreSQL: LISTEN/NOTIFY). A store only one process opens calls nothing.
     fn watch(&self, on_commit: Arc<dyn Fn(&str) + Send + Sync>);
+}
+
+/// A JSON text the store holds (a spec, a state), read back; one that is not JSON is `Corrupt`.
+fn stored_json(what: &str, id: &str, text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("the stored {what} of {id:?} is not JSON: {e}")))
+}
+
+/// A stored audit record, read back: its JSON, or its text when it is not JSON, so that
+/// `verify_audit` names it.
+fn stored_record(text: String) -> Value {
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
+}
+
+/// The sequence and the hash the next record of the trail of `id` follows, given its last stored
+/// record (sequence and text): the first follows `GENESIS`.
+fn next_link(id: &str, last: Option<(u64, String)>) -> Result<(u64, String), StoreError> {
+    let Some((sequence, text)) = last else { return Ok((1, crate::audit::GENESIS.to_owned())) };
+    let prev = serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))
+        .ok_or_else(|| StoreError::Corrupt(format!("the last audit record of {id:?} holds no hash; the trail cannot go on")))?;
+    Ok((sequence + 1, prev))
+}
+
+/// The refusal of a new blob past the blobs' total.
+fn blobs_full(max_total: u64) -> StoreError {
+    StoreError::Full(crate::blobs::over_total(max_total))
 }
 
 /// One model held alone in the store, as `ModelStore::begin` gives it. Dropping it without

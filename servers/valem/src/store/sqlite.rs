@@ -15,8 +15,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde_json::{Map, Value};
 
 use super::batch::Writer;
-use super::{ModelChange, ModelStore, StoreError, StoredBlob, StoredModel};
-use crate::audit::{GENESIS, seal};
+use super::{
+    ModelChange, ModelStore, StoreError, StoredBlob, StoredModel, blobs_full, next_link, stored_json, stored_record,
+};
+use crate::audit::seal;
 
 /// The database file under the data directory.
 pub const DATABASE: &str = "valem.db";
@@ -58,10 +60,6 @@ pub struct SqliteStore {
 
 fn unavailable(what: &str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
     move |e| StoreError::Unavailable(format!("SQLite: {what}: {e}"))
-}
-
-fn json(what: &str, id: &str, text: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("the stored {what} of {id:?} is not JSON: {e}")))
 }
 
 impl SqliteStore {
@@ -149,7 +147,7 @@ fn load_from(conn: &Connection, id: &str) -> Result<Option<(StoredModel, u64)>, 
         .optional()
         .map_err(unavailable("read a model"))?;
     let Some((spec, state, revision)) = row else { return Ok(None) };
-    let model = StoredModel { spec: json("spec", id, &spec)?, state: json("state", id, &state)? };
+    let model = StoredModel { spec: stored_json("spec", id, &spec)?, state: stored_json("state", id, &state)? };
     Ok(Some((model, revision as u64)))
 }
 
@@ -246,12 +244,7 @@ impl ModelStore for SqliteStore {
                 .map_err(unavailable("read a trail"))?;
             let (from, to) = (sql_int(sequences.start), sql_int(sequences.end));
             let rows = statement.query_map(params![id, from, to], |r| r.get::<_, String>(0)).map_err(unavailable("read a trail"))?;
-            let mut records = Vec::new();
-            for row in rows {
-                let text = row.map_err(unavailable("read a trail"))?;
-                records.push(serde_json::from_str(&text).unwrap_or(Value::String(text)));
-            }
-            Ok(records)
+            rows.map(|row| row.map(stored_record).map_err(unavailable("read a trail"))).collect()
         })
     }
 
@@ -268,9 +261,7 @@ impl ModelStore for SqliteStore {
                 .query_row("SELECT coalesce(sum(length(bytes)), 0) FROM blobs", [], |r| r.get::<_, i64>(0))
                 .map_err(unavailable("measure the blobs"))? as u64;
             if total + bytes.len() as u64 > max_total {
-                return Err(StoreError::Full(format!(
-                    "the blob store would hold more than {max_total} bytes, as much as it may (--max-blob-store-bytes)"
-                )));
+                return Err(blobs_full(max_total));
             }
             conn.execute("INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)", params![id, media_type, bytes])
                 .map_err(unavailable("store a blob"))?;
@@ -348,18 +339,7 @@ fn append(conn: &Connection, id: &str, record: Map<String, Value>) -> Result<(),
         )
         .optional()
         .map_err(unavailable("read the trail's end"))?;
-    let (sequence, prev) = match last {
-        None => (1, GENESIS.to_owned()),
-        Some((sequence, text)) => {
-            let prev = serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))
-                .ok_or_else(|| {
-                    StoreError::Corrupt(format!("the last audit record of {id:?} holds no hash; the trail cannot go on"))
-                })?;
-            (sequence as u64 + 1, prev)
-        }
-    };
+    let (sequence, prev) = next_link(id, last.map(|(sequence, text)| (sequence as u64, text)))?;
     let sealed = Value::Object(seal(record, sequence, &prev));
     conn.execute(
         "INSERT INTO audit (model_id, sequence, record) VALUES (?1, ?2, ?3)",

@@ -21,7 +21,7 @@ impl From<StoreError> for ModelError {
         match e {
             StoreError::NotFound(id) => ModelError::NotFound(id),
             StoreError::Full(m) => ModelError::TooLarge(m),
-            e @ StoreError::Exists(_) => ModelError::Invalid(e.to_string()),
+            StoreError::Exists(id) => ModelError::Duplicate(id),
             StoreError::Corrupt(m) | StoreError::Unavailable(m) => ModelError::Store(m),
         }
     }
@@ -41,10 +41,7 @@ impl Models {
     pub(super) async fn cached(&self, store: &Arc<dyn ModelStore>, id: &str) -> Result<Shared, ModelError> {
         let (store, owned) = (Arc::clone(store), id.to_owned());
         let held = self.lock().models.get(id).map(|s| (Arc::clone(&s.model), s.revision));
-        let revision = match &held {
-            Some((_, revision)) => Some(*revision),
-            None => None,
-        };
+        let revision = held.as_ref().map(|(_, revision)| *revision);
         let loaded = blocking(move || -> Result<Option<(Model, u64)>, ModelError> {
             match store.revision(&owned)? {
                 None => Err(not_found(&owned)),
@@ -133,11 +130,8 @@ impl Models {
         let (store, limits) = (Arc::clone(store), self.limits().clone());
         let model = blocking(move || -> Result<Model, ModelError> {
             too_many(store.count()?, &limits)?;
-            match store.create(model.id(), &model.to_stored()) {
-                Ok(()) => Ok(model),
-                Err(StoreError::Exists(_)) => Err(ModelError::Duplicate(model.id().to_owned())),
-                Err(e) => Err(e.into()),
-            }
+            store.create(model.id(), &model.to_stored())?;
+            Ok(model)
         })
         .await??;
         let id = model.id().to_owned();

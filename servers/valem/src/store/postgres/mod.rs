@@ -22,8 +22,10 @@ use postgres::{Client, Config};
 use serde_json::{Map, Value};
 
 use self::pool::{Pool, Pooled};
-use super::{ModelChange, ModelStore, StoreError, StoredBlob, StoredModel};
-use crate::audit::{GENESIS, seal};
+use super::{
+    ModelChange, ModelStore, StoreError, StoredBlob, StoredModel, blobs_full, next_link, stored_json, stored_record,
+};
+use crate::audit::seal;
 
 /// The channel every commit and deletion is NOTIFYed on.
 const CHANNEL: &str = "valem_commits";
@@ -100,10 +102,6 @@ fn describe_error(e: &postgres::Error) -> String {
 
 fn unavailable(what: &str) -> impl Fn(postgres::Error) -> StoreError + '_ {
     move |e| StoreError::Unavailable(format!("PostgreSQL: {what}: {}", describe_error(&e)))
-}
-
-fn json(what: &str, id: &str, text: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("the stored {what} of {id:?} is not JSON: {e}")))
 }
 
 /// `host:port/db` of `config`: what the startup line and errors may show (never the password).
@@ -220,7 +218,7 @@ fn load_from(client: &mut impl postgres::GenericClient, id: &str) -> Result<Opti
         .query_opt("SELECT spec, state, revision FROM models WHERE id = $1", &[&id])
         .map_err(unavailable("read a model"))?;
     let Some(row) = row else { return Ok(None) };
-    let model = StoredModel { spec: json("spec", id, row.get(0))?, state: json("state", id, row.get(1))? };
+    let model = StoredModel { spec: stored_json("spec", id, row.get(0))?, state: stored_json("state", id, row.get(1))? };
     Ok(Some((model, row.get::<_, i64>(2) as u64)))
 }
 
@@ -327,14 +325,7 @@ impl ModelStore for PostgresStore {
                 &[&id, &bound(sequences.start), &bound(sequences.end)],
             )
             .map_err(unavailable("read a trail"))?;
-        let records = rows
-            .iter()
-            .map(|row| {
-                let text: String = row.get(0);
-                serde_json::from_str(&text).unwrap_or(Value::String(text))
-            })
-            .collect();
-        Ok(records)
+        Ok(rows.iter().map(|row| stored_record(row.get(0))).collect())
     }
 
     fn put_blob(&self, id: &str, media_type: &str, bytes: &[u8], max_total: u64) -> Result<(), StoreError> {
@@ -351,9 +342,7 @@ impl ModelStore for PostgresStore {
                 .map_err(unavailable("measure the blobs"))?
                 .get::<_, i64>(0) as u64;
             if total + bytes.len() as u64 > max_total {
-                return Err(StoreError::Full(format!(
-                    "the blob store would hold more than {max_total} bytes, as much as it may (--max-blob-store-bytes)"
-                )));
+                return Err(blobs_full(max_total));
             }
             tx.execute("INSERT INTO blobs (id, media_type, bytes) VALUES ($1, $2, $3)", &[&id, &media_type, &bytes])
                 .map_err(unavailable("store a blob"))?;
@@ -394,18 +383,7 @@ impl PostgresChange<'_> {
                 &[&self.id],
             )
             .map_err(unavailable("read the trail's end"))?;
-        let Some(last) = last else { return Ok((1, GENESIS.to_owned())) };
-        let text: String = last.get(1);
-        let prev = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))
-            .ok_or_else(|| {
-                StoreError::Corrupt(format!(
-                    "the last audit record of {:?} holds no hash; the trail cannot go on",
-                    self.id
-                ))
-            })?;
-        Ok((last.get::<_, i64>(0) as u64 + 1, prev))
+        next_link(&self.id, last.map(|row| (row.get::<_, i64>(0) as u64, row.get(1))))
     }
 }
 

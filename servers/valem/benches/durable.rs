@@ -7,8 +7,14 @@
 #[allow(dead_code)]
 #[path = "../tests/support/postgres.rs"]
 mod pg_server;
+// The REST client and what starts `valem serve` for it; the bench uses a part of these test
+// supports (no kill, no captured output), hence the allowances.
+#[allow(dead_code)]
 #[path = "../tests/support/rest.rs"]
 mod rest;
+#[allow(dead_code)]
+#[path = "../tests/support/served.rs"]
+mod served;
 #[path = "../tests/support/scratch.rs"]
 mod scratch;
 #[path = "support/timing.rs"]

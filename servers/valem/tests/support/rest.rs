@@ -8,23 +8,21 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-/// `valem serve --listen 127.0.0.1:0 args..` (started as the golden sessions start it) and the
-/// address it listens on. The process is killed (SIGKILL) when this drops.
+use super::served::Served;
+
+/// `valem serve --listen 127.0.0.1:0 args..` and the address it listens on. The process is
+/// killed (SIGKILL) when this drops.
 pub struct Serve {
-    runtime: tokio::runtime::Runtime,
-    child: tokio::process::Child,
+    served: Served,
+    /// `127.0.0.1:PORT`.
     pub addr: String,
 }
 
 impl Serve {
     pub fn start(bin: &Path, args: &[&str]) -> Serve {
-        // One worker keeps draining the server's stderr.
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        let bin = bin.to_str().expect("a UTF-8 path");
-        let (child, client) = runtime.block_on(tooltable_golden::process::http(bin, &args)).expect("valem serves");
-        let addr = client.origin().trim_start_matches("http://").to_owned();
-        Serve { runtime, child, addr }
+        let served = Served::start(bin, args);
+        let addr = served.url.trim_start_matches("http://").to_owned();
+        Serve { served, addr }
     }
 
     pub fn client(&self) -> Rest {
@@ -33,13 +31,7 @@ impl Serve {
 
     /// SIGKILL, and the process reaped.
     pub fn kill(&mut self) {
-        let _ = self.runtime.block_on(self.child.kill());
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        self.kill();
+        self.served.stop();
     }
 }
 

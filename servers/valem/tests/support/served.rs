@@ -1,5 +1,6 @@
-//! `valem serve` started on a free loopback port, for remote mode (`valem mcp --url`): its URL,
-//! and everything it printed, kept for the tests that check what it never prints.
+//! `valem serve` started on a free loopback port: its URL, and everything it printed, kept for
+//! the tests that check what it never prints (remote mode's, the startup line's). `rest.rs`
+//! drives its REST routes.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

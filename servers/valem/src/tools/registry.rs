@@ -39,7 +39,7 @@ pub(super) type Shared = Arc<RwLock<Model>>;
 pub(super) struct Registry {
     pub(super) models: BTreeMap<String, Slot>,
     /// The next suffix to try per base id, so that a taken id costs no search of the suffixes.
-    pub(super) next_suffix: HashMap<String, u64>,
+    next_suffix: HashMap<String, u64>,
     /// The bytes of every model's document together.
     stored: usize,
 }

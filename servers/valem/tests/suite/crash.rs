@@ -112,10 +112,10 @@ fn the_startup_line_says_where_the_models_are_kept() {
         startup_line(&["--data", data]).split_once("; ").map(|(_, note)| note.to_owned()),
         Some(format!("models kept in SQLite at {}", dir.path().join("valem.db").display()))
     );
+    let in_memory = startup_line(&[]);
     assert!(
-        startup_line(&[]).ends_with("; models kept in memory: a restart loses them (--data DIR or --database URL keeps them)"),
-        "{}",
-        startup_line(&[])
+        in_memory.ends_with("; models kept in memory: a restart loses them (--data DIR or --database URL keeps them)"),
+        "{in_memory}"
     );
 }
 

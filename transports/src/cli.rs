@@ -361,10 +361,7 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
         Ok(addr) => {
             // One write, so a host reading stderr never sees half the line.
             use std::io::Write;
-            let mut line = listening_line(addr);
-            if let Some(note) = &server.config().startup_note {
-                line.insert_str(line.len() - 1, &format!("; {note}"));
-            }
+            let line = listening_line(addr, server.config().startup_note.as_deref());
             let _ = std::io::stderr().write_all(line.as_bytes());
         }
         Err(e) => eprintln!("listening (address unknown: {e})"),
@@ -381,8 +378,9 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
 /// What `serve` prints once it listens: `listening on MCP_URL (REST BASE_URL, OpenAPI URL)`, then
 /// `; NOTE` when the server has a startup note. The word after `listening on ` is the Streamable
 /// HTTP endpoint a host connects to.
-pub fn listening_line(addr: std::net::SocketAddr) -> String {
-    format!("listening on http://{addr}/mcp (REST http://{addr}/, OpenAPI http://{addr}/openapi.json)\n")
+pub fn listening_line(addr: std::net::SocketAddr, note: Option<&str>) -> String {
+    let note = note.map(|n| format!("; {n}")).unwrap_or_default();
+    format!("listening on http://{addr}/mcp (REST http://{addr}/, OpenAPI http://{addr}/openapi.json){note}\n")
 }
 
 /// SIGINT or SIGTERM.
@@ -472,12 +470,16 @@ mod tests {
 
     #[test]
     fn the_listening_line_starts_with_the_mcp_endpoint() {
-        let line = listening_line("127.0.0.1:8765".parse().unwrap());
+        let line = listening_line("127.0.0.1:8765".parse().unwrap(), None);
         assert_eq!(
             line,
             "listening on http://127.0.0.1:8765/mcp (REST http://127.0.0.1:8765/, OpenAPI http://127.0.0.1:8765/openapi.json)\n"
         );
         let endpoint = line.strip_prefix("listening on ").and_then(|rest| rest.split_whitespace().next());
+        assert_eq!(endpoint, Some("http://127.0.0.1:8765/mcp"));
+        let noted = listening_line("127.0.0.1:8765".parse().unwrap(), Some("kept in memory"));
+        assert!(noted.ends_with(" OpenAPI http://127.0.0.1:8765/openapi.json); kept in memory\n"), "{noted}");
+        let endpoint = noted.strip_prefix("listening on ").and_then(|rest| rest.split_whitespace().next());
         assert_eq!(endpoint, Some("http://127.0.0.1:8765/mcp"));
     }
 }

@@ -22,8 +22,12 @@ pub fn tool_problems(tools: &[Value]) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
     for revision in REVISIONS {
         let path = spec_dir().join(revision).join("schema/schema.json");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("{}: {e} (the MCP specification is expected beside the repository; set MCP_SPEC_DIR to its folder)", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "{}: {e} (the MCP specification is expected beside the repository; set MCP_SPEC_DIR to its folder)",
+                path.display()
+            )
+        })?;
         let mut schema: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         schema["$ref"] = Value::from("#/$defs/Tool");
         let validator = jsonschema::validator_for(&schema).map_err(|e| format!("{}: {e}", path.display()))?;

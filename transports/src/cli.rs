@@ -197,7 +197,8 @@ impl RemoteArgs {
                 None => Ok(None),
             };
         };
-        let mut options = forward::Options::default().timeout(std::time::Duration::from_secs(self.forward_timeout_secs));
+        let mut options =
+            forward::Options::default().timeout(std::time::Duration::from_secs(self.forward_timeout_secs));
         if let Some(key) = key {
             ApiKey::new(&key).map_err(|e| e.to_string())?;
             options = options.bearer_token(key);

@@ -154,7 +154,19 @@ macro_rules! sessions {
     };
 }
 
-sessions!(listing, collision, capabilities, flows, allow_live, reload, hub_absent, hub_killed, hub_slow, hub_faults, stateless);
+sessions!(
+    listing,
+    collision,
+    capabilities,
+    flows,
+    allow_live,
+    reload,
+    hub_absent,
+    hub_killed,
+    hub_slow,
+    hub_faults,
+    stateless
+);
 
 #[test]
 fn every_session_file_has_a_test() {

@@ -94,7 +94,8 @@ async fn a_retry_completes_on_the_other_instance() {
     assert_eq!(round1["result"]["resultType"], "input_required", "{round1}");
     let state = round1["result"]["requestState"].clone();
     let answers = json!({ "user_name": { "action": "accept", "content": { "name": "Ada" } } });
-    let round2 = ask(&mut client, 4, "tools/call", call(json!({ "inputResponses": answers, "requestState": state }))).await;
+    let round2 =
+        ask(&mut client, 4, "tools/call", call(json!({ "inputResponses": answers, "requestState": state }))).await;
     assert_eq!(round2["result"]["resultType"], "complete", "{round2}");
     assert_eq!(round2["result"]["content"][0]["text"], "Hello, Ada!");
 }

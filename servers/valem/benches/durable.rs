@@ -12,11 +12,11 @@ mod pg_server;
 #[allow(dead_code)]
 #[path = "../tests/support/rest.rs"]
 mod rest;
+#[path = "../tests/support/scratch.rs"]
+mod scratch;
 #[allow(dead_code)]
 #[path = "../tests/support/served.rs"]
 mod served;
-#[path = "../tests/support/scratch.rs"]
-mod scratch;
 #[path = "support/timing.rs"]
 mod timing;
 

@@ -36,7 +36,9 @@ fn main() {
     let mut remote = Client::start(binary, &["--url", &served.url]).expect("remote mode starts");
     for (id, spec, given, field) in &models {
         let time = |client: &mut Client| {
-            for (tool, args) in [("create_model", json!({ "spec": spec })), ("mutate", json!({ "id": id, "mutations": given }))] {
+            for (tool, args) in
+                [("create_model", json!({ "spec": spec })), ("mutate", json!({ "id": id, "mutations": given }))]
+            {
                 let answer = client.call(tool, args).expect("the server answers");
                 assert!(!answer.is_error, "{tool}: {}", answer.body);
             }

@@ -36,7 +36,14 @@ pub struct Database {
     /// Keep the models, their audit trails and the blobs in the PostgreSQL database at URL
     /// (postgres://USER:PASSWORD@HOST:PORT/DATABASE), which several instances may serve at once;
     /// the environment variable keeps the password off the command line.
-    #[arg(long = "database", id = "database", global = true, value_name = "URL", env = "VALEM_DATABASE_URL", hide_env_values = true)]
+    #[arg(
+        long = "database",
+        id = "database",
+        global = true,
+        value_name = "URL",
+        env = "VALEM_DATABASE_URL",
+        hide_env_values = true
+    )]
     #[arg(conflicts_with = "data")]
     pub url: Option<DatabaseUrl>,
     /// Connections to the database one instance keeps open at once (besides the one that hears

@@ -45,9 +45,9 @@ use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
 pub use client::Token;
 pub use failure::{ForwardError, Reason, RemoteFailure};
 pub use mirror::{Mirror, mirror};
-pub use updates::{MAX_FOLLOWED, Updates};
 pub use openapi::{Forwarded, Skipped};
 pub use request::{BodyShape, RouteTemplate};
+pub use updates::{MAX_FOLLOWED, Updates};
 
 use client::{BaseUrl, Client};
 use openapi::Reading;

@@ -109,7 +109,8 @@ impl Updates {
         if let Err(failure) = self.client.send_with(&Method::POST, "/mcp", Some(&initialized), &headers).await {
             return failure.error;
         }
-        let stream_headers = [(ACCEPT, HeaderValue::from_static("text/event-stream")), headers[1].clone(), headers[2].clone()];
+        let stream_headers =
+            [(ACCEPT, HeaderValue::from_static("text/event-stream")), headers[1].clone(), headers[2].clone()];
         let mut stream = match self.client.open("/mcp", &stream_headers).await {
             Ok(stream) if stream.status == 200 => stream,
             Ok(stream) => return format!("the event stream was answered {}", stream.status),

@@ -79,5 +79,8 @@ async fn a_shared_server_is_not_mirrored() {
     let mut server = table::server();
     let _shared = server.clone();
     let refused = mirror(&mut server, "http://127.0.0.1:9", Options::default()).unwrap_err();
-    assert_eq!(refused.to_string(), "an operation cannot be forwarded: the server is already shared; its handlers can no longer change");
+    assert_eq!(
+        refused.to_string(),
+        "an operation cannot be forwarded: the server is already shared; its handlers can no longer change"
+    );
 }

@@ -78,7 +78,10 @@ fn a_2026_client_needs_no_handshake() {
     assert_eq!(r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "conformance-server");
     s.request(2, "tools/call", json!({ "name": "add_numbers", "arguments": { "a": 2, "b": 40 }, "_meta": meta }));
     let r = s.response(2);
-    assert_eq!((r["result"]["resultType"].clone(), r["result"]["structuredContent"].clone()), (json!("complete"), json!({ "sum": 42 })));
+    assert_eq!(
+        (r["result"]["resultType"].clone(), r["result"]["structuredContent"].clone()),
+        (json!("complete"), json!({ "sum": 42 }))
+    );
 }
 
 #[test]

@@ -94,7 +94,13 @@ pub struct ObjectGet {
 
 /// Gets one record by exact entity and identifier, with all its fields. Only that entity is
 /// searched: a descendant's record cannot be fetched through its parent.
-#[operation(title = "Get object", read_only, idempotent, open_world = false, rest = "GET /entities/{entity}/objects/{id}")]
+#[operation(
+    title = "Get object",
+    read_only,
+    idempotent,
+    open_world = false,
+    rest = "GET /entities/{entity}/objects/{id}"
+)]
 pub async fn object_get(cx: &Cx<Service>, args: ObjectArgs) -> Result<ObjectGet, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let records = cx.entity(&snapshot, &args.entity)?.1.records.as_ref().map_err(Clone::clone)?;

@@ -99,7 +99,8 @@ mod tests {
                     let writer = &writer;
                     scope.spawn(move || {
                         writer.write(move |conn| {
-                            conn.execute("INSERT INTO t (n) VALUES (?1)", [n as i64]).map_err(|e| sqlite("insert", e))?;
+                            conn.execute("INSERT INTO t (n) VALUES (?1)", [n as i64])
+                                .map_err(|e| sqlite("insert", e))?;
                             if n == 3 { Err(StoreError::Unavailable("refused".into())) } else { Ok(n) }
                         })
                     })

@@ -134,7 +134,9 @@ fn next_link(id: &str, last: Option<(u64, String)>) -> Result<(u64, String), Sto
     let prev = serde_json::from_str::<Value>(&text)
         .ok()
         .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))
-        .ok_or_else(|| StoreError::Corrupt(format!("the last audit record of {id:?} holds no hash; the trail cannot go on")))?;
+        .ok_or_else(|| {
+            StoreError::Corrupt(format!("the last audit record of {id:?} holds no hash; the trail cannot go on"))
+        })?;
     Ok((sequence + 1, prev))
 }
 

@@ -4,10 +4,10 @@
 //! of it; one connection writes, in `BEGIN IMMEDIATE` transactions that commit every write
 //! waiting at once (`batch.rs`), and reads run side by side on their own connections.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::collections::HashSet;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -79,7 +79,9 @@ impl SqliteStore {
             .open(dir.join(LOCK))
             .map_err(|e| StoreError::Unavailable(format!("--data {shown} is not a writable directory: {e}")))?;
         lock.try_lock().map_err(|e| match e {
-            TryLockError::WouldBlock => StoreError::Unavailable(format!("--data {shown} is in use by another valem process")),
+            TryLockError::WouldBlock => {
+                StoreError::Unavailable(format!("--data {shown} is in use by another valem process"))
+            }
             TryLockError::Error(e) => StoreError::Unavailable(format!("--data {shown}: cannot lock {LOCK}: {e}")),
         })?;
         let path = dir.join(DATABASE);
@@ -195,8 +197,11 @@ impl ModelStore for SqliteStore {
             }
             // A trail left by a model of this id deleted outside the server starts over.
             conn.execute("DELETE FROM audit WHERE model_id = ?1", [&id]).map_err(unavailable("create a model"))?;
-            conn.execute("INSERT INTO models (id, spec, state, revision) VALUES (?1, ?2, ?3, 1)", params![id, spec, state])
-                .map_err(unavailable("create a model"))?;
+            conn.execute(
+                "INSERT INTO models (id, spec, state, revision) VALUES (?1, ?2, ?3, 1)",
+                params![id, spec, state],
+            )
+            .map_err(unavailable("create a model"))?;
             Ok(1)
         })?;
         Ok(())
@@ -218,7 +223,8 @@ impl ModelStore for SqliteStore {
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
         let id = id.to_owned();
         let gone = self.writer.write(move |conn| {
-            let gone = conn.execute("DELETE FROM models WHERE id = ?1", [&id]).map_err(unavailable("delete a model"))?;
+            let gone =
+                conn.execute("DELETE FROM models WHERE id = ?1", [&id]).map_err(unavailable("delete a model"))?;
             conn.execute("DELETE FROM audit WHERE model_id = ?1", [&id]).map_err(unavailable("delete a trail"))?;
             Ok(gone as u64)
         })?;
@@ -263,8 +269,11 @@ impl ModelStore for SqliteStore {
             if total + bytes.len() as u64 > max_total {
                 return Err(blobs_full(max_total));
             }
-            conn.execute("INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)", params![id, media_type, bytes])
-                .map_err(unavailable("store a blob"))?;
+            conn.execute(
+                "INSERT INTO blobs (id, media_type, bytes) VALUES (?1, ?2, ?3)",
+                params![id, media_type, bytes],
+            )
+            .map_err(unavailable("store a blob"))?;
             Ok(1)
         })?;
         Ok(())
@@ -332,11 +341,9 @@ impl ModelChange for SqliteChange<'_> {
 /// Seals `record` onto the end of the stored trail of `id`.
 fn append(conn: &Connection, id: &str, record: Map<String, Value>) -> Result<(), StoreError> {
     let last = conn
-        .query_row(
-            "SELECT sequence, record FROM audit WHERE model_id = ?1 ORDER BY sequence DESC LIMIT 1",
-            [id],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-        )
+        .query_row("SELECT sequence, record FROM audit WHERE model_id = ?1 ORDER BY sequence DESC LIMIT 1", [id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })
         .optional()
         .map_err(unavailable("read the trail's end"))?;
     let (sequence, prev) = next_link(id, last.map(|(sequence, text)| (sequence as u64, text)))?;

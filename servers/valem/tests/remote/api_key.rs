@@ -85,7 +85,9 @@ fn every_route_but_health_needs_the_key_and_the_key_is_never_shown() {
         json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": { "name": "mutate", "arguments": { "id": "keyed", "mutations": { "$.a": 2 } } } }),
     ];
     let wrong_key = format!("{KEY}-wrong");
-    for (flag, env, works) in [(Some(KEY), None, true), (None, Some(KEY), true), (Some(wrong_key.as_str()), None, false)] {
+    for (flag, env, works) in
+        [(Some(KEY), None, true), (None, Some(KEY), true), (Some(wrong_key.as_str()), None, false)]
+    {
         let mut command = Command::new(crate::valem());
         command.args(["mcp", "--url", &served.url]).env_remove("VALEM_API_KEY");
         if let Some(key) = flag {

@@ -43,7 +43,10 @@ fn calls() -> Vec<(&'static str, Value)> {
     });
     vec![
         ("create_model", json!({ "spec": spec })),
-        ("create_model", json!({ "spec": { "id": "bad", "schema": {}, "derivations": [{ "path": "$.x", "expr": "((" }] } })),
+        (
+            "create_model",
+            json!({ "spec": { "id": "bad", "schema": {}, "derivations": [{ "path": "$.x", "expr": "((" }] } }),
+        ),
         ("mutate", json!({ "id": "order", "mutations": { "$.qty": 4, "$.price": 2.5 } })),
         ("mutate", json!({ "id": "order", "mutations": { "$.qty": -1 } })),
         ("mutate", json!({ "id": "order", "mutations": { "$.qty": "four" } })),
@@ -128,9 +131,10 @@ fn a_subscription_hears_of_changes_made_through_the_server_by_anyone() {
         assert!(!writer.call("mutate", json!({ "id": "watched", "mutations": { "$.a": attempt } })).unwrap().is_error);
         std::thread::sleep(Duration::from_millis(100));
         result(&mut watcher, "ping", json!({}));
-        let heard = watcher.notifications().iter().any(|n| {
-            n["method"] == "notifications/resources/updated" && n["params"]["uri"] == "valem://state/watched"
-        });
+        let heard = watcher
+            .notifications()
+            .iter()
+            .any(|n| n["method"] == "notifications/resources/updated" && n["params"]["uri"] == "valem://state/watched");
         if heard {
             let state = result(&mut watcher, "resources/read", json!({ "uri": "valem://state/watched" }));
             let text = state["contents"][0]["text"].as_str().unwrap();

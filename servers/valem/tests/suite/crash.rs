@@ -95,7 +95,8 @@ pub fn every_acknowledged_mutation_survives_killing(start: &dyn Fn() -> Vec<Serv
         let kept = history.as_array().map_or(0, Vec::len);
         assert!(kept > 0 && kept <= 50, "the newest commits' timestamps are kept: {history}");
 
-        let (status, _) = rest.call("POST", &format!("{model}/mutations"), Some(&json!({ format!("$.c{c}"): 0 }))).unwrap();
+        let (status, _) =
+            rest.call("POST", &format!("{model}/mutations"), Some(&json!({ format!("$.c{c}"): 0 }))).unwrap();
         assert_eq!(status, 200, "the restarted server goes on committing");
     }
     // A stored id is not handed out again, over REST the original's 409.

@@ -218,7 +218,8 @@ fn load_from(client: &mut impl postgres::GenericClient, id: &str) -> Result<Opti
         .query_opt("SELECT spec, state, revision FROM models WHERE id = $1", &[&id])
         .map_err(unavailable("read a model"))?;
     let Some(row) = row else { return Ok(None) };
-    let model = StoredModel { spec: stored_json("spec", id, row.get(0))?, state: stored_json("state", id, row.get(1))? };
+    let model =
+        StoredModel { spec: stored_json("spec", id, row.get(0))?, state: stored_json("state", id, row.get(1))? };
     Ok(Some((model, row.get::<_, i64>(2) as u64)))
 }
 

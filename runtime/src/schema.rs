@@ -43,7 +43,11 @@ impl Transform for HostCompatible {
         }
         if let Some(obj) = schema.as_object_mut() {
             if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
-                obj.remove("format");
+                let range = obj.remove("format").as_ref().and_then(Value::as_str).and_then(integer_range);
+                if let Some((min, max)) = range {
+                    obj.entry("minimum").or_insert(min);
+                    obj.entry("maximum").or_insert(max);
+                }
             }
             if let Some(Value::Object(props)) = obj.get_mut("properties") {
                 for prop in props.values_mut().filter(|p| **p == Value::Bool(false)) {
@@ -53,6 +57,23 @@ impl Transform for HostCompatible {
         }
         transform_subschemas(self, schema);
     }
+}
+
+/// The range of a Rust integer type schemars names by its format, said with `minimum` and
+/// `maximum` once the format goes: a `u8` field refuses 300 and an `i64` one 10^30, and the
+/// schema must say so. 128-bit types have no JSON integer bound serde reads, so none is said.
+fn integer_range(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint64" | "uint" => (0.into(), u64::MAX.into()),
+        _ => return None,
+    })
 }
 
 fn generator() -> SchemaGenerator {
@@ -180,4 +201,29 @@ pub(crate) fn closed_property_names(schema: &Value) -> Option<&Map<String, Value
         return None;
     }
     root.get("properties")?.as_object()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Integers {
+        small: u8,
+        signed: i32,
+        #[schemars(range(min = 1))]
+        at_least_one: u16,
+        wide: i128,
+    }
+
+    #[test]
+    fn an_integer_format_becomes_its_range() {
+        let schema = super::schema_of::<Integers>();
+        let props = &schema["properties"];
+        assert_eq!(props["small"], json!({ "type": "integer", "minimum": 0, "maximum": 255 }));
+        assert_eq!(props["signed"], json!({ "type": "integer", "minimum": i32::MIN, "maximum": i32::MAX }));
+        assert_eq!(props["at_least_one"], json!({ "type": "integer", "minimum": 1, "maximum": u16::MAX }));
+        assert_eq!(props["wide"], json!({ "type": "integer" }), "no bound serde could read");
+    }
 }

@@ -37,7 +37,7 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), ToolFai
             violations.push(json!({
                 "path": error.instance_path().as_str(),
                 "keyword": error.kind().keyword(),
-                "message": message(&error),
+                "message": message(&error, &entry.descriptor.input_schema),
             }));
         }
     }
@@ -59,13 +59,30 @@ pub(crate) fn invalid(violations: Vec<Value>) -> ToolFailure {
     }
 }
 
-/// The validator's message, except that an enum names every value it allows (the validator
-/// names two and counts the rest), so the caller can pick the right one.
-fn message(error: &jsonschema::ValidationError) -> String {
+/// The validator's message, with three exceptions: an enum names every value it allows (the
+/// validator names two and counts the rest), so the caller can pick the right one; a `not` with
+/// a `description` (a combination of arguments a tool refuses) says that description rather than
+/// echo both schemas; and a refused `pattern` says what its schema describes, which a person
+/// reads better than the regular expression.
+fn message(error: &jsonschema::ValidationError, schema: &Value) -> String {
+    use jsonschema::error::ValidationErrorKind;
+    let described = |at: &str| schema.pointer(at).and_then(|s| s.get("description")).and_then(Value::as_str);
     match error.kind() {
-        jsonschema::error::ValidationErrorKind::Enum { options } => {
+        ValidationErrorKind::Enum { options } => {
             let allowed: Vec<String> = options.as_array().into_iter().flatten().map(Value::to_string).collect();
             format!("{} is not one of: {}", error.instance(), allowed.join(", "))
+        }
+        ValidationErrorKind::Not { schema } => match schema.get("description").and_then(Value::as_str) {
+            Some(why) => why.to_owned(),
+            None => error.to_string(),
+        },
+        ValidationErrorKind::Pattern { .. } => {
+            // The keyword's own schema is the pointer less its last step, `/pattern`.
+            let keyword_at = error.schema_path().as_str();
+            match keyword_at.strip_suffix("/pattern").and_then(described) {
+                Some(what) => format!("{} does not match its pattern. Expected: {what}", error.instance()),
+                None => error.to_string(),
+            }
         }
         _ => error.to_string(),
     }
@@ -73,4 +90,37 @@ fn message(error: &jsonschema::ValidationError) -> String {
 
 fn pointer_to(name: &str) -> String {
     format!("/{}", name.replace('~', "~0").replace('/', "~1"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    fn messages(schema: Value, args: Value) -> Vec<String> {
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        validator.iter_errors(&args).map(|e| super::message(&e, &schema)).collect()
+    }
+
+    #[test]
+    fn a_refusal_says_what_its_schema_describes() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "code": { "type": "string", "pattern": "^[A-Z]{3}$", "description": "three capitals" },
+                "bare": { "type": "string", "pattern": "^x$" },
+                "kind": { "enum": ["a", "b", "c", "d"] },
+            },
+            "not": { "required": ["code", "bare"], "description": "give `code` or `bare`, not both" },
+        });
+        assert_eq!(
+            messages(schema.clone(), json!({ "code": "ab" })),
+            ["\"ab\" does not match its pattern. Expected: three capitals"]
+        );
+        assert_eq!(messages(schema.clone(), json!({ "bare": "y" })), ["\"y\" does not match \"^x$\""]);
+        assert_eq!(
+            messages(schema.clone(), json!({ "kind": "e" })),
+            ["\"e\" is not one of: \"a\", \"b\", \"c\", \"d\""]
+        );
+        assert_eq!(messages(schema, json!({ "code": "ABC", "bare": "x" })), ["give `code` or `bare`, not both"]);
+    }
 }

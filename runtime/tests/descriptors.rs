@@ -203,7 +203,11 @@ fn an_error_type_with_a_schema_joins_the_output_schema() {
     assert!(validator.is_valid(&json!({ "id": "m", "version": "1.0.0", "derivationCount": 1 })), "so is a success");
     assert!(!validator.is_valid(&json!({ "error": "Invalid arguments" })), "other bodies are not");
     let success = tool("mutate").output_schema.clone().unwrap();
-    assert_eq!(success["properties"]["derivationCount"], json!({ "type": "integer", "minimum": 0 }), "no `uint`");
+    assert_eq!(
+        success["properties"]["derivationCount"],
+        json!({ "type": "integer", "minimum": 0, "maximum": u64::MAX }),
+        "no `uint`, its range instead"
+    );
     assert!(tool("get_state").error_schema.is_none(), "`Error` states no schema");
 }
 

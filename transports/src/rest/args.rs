@@ -137,7 +137,7 @@ fn typed<'a>(ty: ParamType, mut raws: impl ExactSizeIterator<Item = &'a str>) ->
 
 fn convert(kind: Kind, raw: &str) -> Value {
     let converted = match kind {
-        Kind::Integer => raw.parse::<i64>().ok().map(Value::from),
+        Kind::Integer => raw.parse::<i64>().map(Value::from).or_else(|_| raw.parse::<u64>().map(Value::from)).ok(),
         Kind::Number => raw.parse::<f64>().ok().filter(|f| f.is_finite()).map(numbers::number),
         Kind::Boolean => match raw {
             "true" => Some(Value::Bool(true)),
@@ -237,7 +237,7 @@ mod tests {
     }
 
     #[test]
-    fn routes_prefer_literals_and_report_methods() {
+    fn routes_match_the_most_specific_path_then_the_method() {
         let mut a = ToolDescriptor::new("by_id", "d", schema());
         a.rest = Some(RestRoute { method: "GET".into(), path: "/models/{id}".into(), body: None, status: 200 });
         let mut b = ToolDescriptor::new("count", "d", schema());
@@ -250,6 +250,8 @@ mod tests {
             matches!(routes.resolve("GET", "/models/x%2Fy"), Resolution::Found(r, p) if r.tool == "by_id" && p["id"] == "x/y")
         );
         assert!(matches!(routes.resolve("PUT", "/models/1"), Resolution::WrongMethod(m) if m == ["DELETE", "GET"]));
+        // The literal path is the path: it serves GET only, though `/models/{id}` has DELETE.
+        assert!(matches!(routes.resolve("DELETE", "/models/count"), Resolution::WrongMethod(m) if m == ["GET"]));
         assert!(matches!(routes.resolve("GET", "/nothing"), Resolution::NotFound));
     }
 }

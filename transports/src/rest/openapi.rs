@@ -62,7 +62,13 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
                 None => {
                     let fields: Vec<&str> = required.iter().copied().filter(|r| !path_params.contains(r)).collect();
                     let required = !fields.is_empty();
-                    let mut body = json!({ "type": "object", "properties": body_properties, "required": fields });
+                    // Without path parameters the body is the arguments: the inputSchema whole,
+                    // with what its root says across fields (a `not`, an `if`). With them, only
+                    // the fields: a root rule could require an argument the path carries.
+                    let mut body = match path_params.is_empty() {
+                        true => input.clone(),
+                        false => json!({ "type": "object", "properties": body_properties, "required": fields }),
+                    };
                     // The server refuses an argument its schema does not name; the body says so,
                     // so that a client generated from the document never sends one.
                     if !tool.allow_unknown_args {
@@ -192,5 +198,36 @@ fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
         }
         Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, renames)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tooltable::{RestRoute, ServerInfo, ToolDescriptor};
+
+    fn tool(name: &str, path: &str) -> ToolDescriptor {
+        let schema = json!({
+            "type": "object",
+            "properties": { "id": { "type": "string" }, "a": {}, "b": {} },
+            "required": ["id"],
+            "not": { "required": ["a", "b"] },
+        });
+        let mut tool = ToolDescriptor::new(name, "d", schema);
+        tool.rest = Some(RestRoute { method: "POST".into(), path: path.into(), body: None, status: 200 });
+        tool
+    }
+
+    #[test]
+    fn a_body_that_is_the_arguments_keeps_what_the_root_says_across_fields() {
+        let info = ServerInfo { name: "s".into(), version: "1".into() };
+        let doc = super::document(&info, None, &[tool("whole", "/whole"), tool("split", "/items/{id}")]);
+        let body =
+            |path: &str| doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"].clone();
+        assert_eq!(body("/whole")["not"], json!({ "required": ["a", "b"] }));
+        assert_eq!(body("/whole")["additionalProperties"], false);
+        let split = body("/items/{id}");
+        assert_eq!(split["required"], json!([]), "`id` is in the path");
+        assert!(split.get("not").is_none(), "a root rule may name what the path carries: {split}");
     }
 }

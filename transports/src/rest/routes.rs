@@ -48,22 +48,24 @@ impl Routes {
         Routes(routes)
     }
 
-    /// Resolves a request. Literal segments win over parameters, so `/models/count` beats
-    /// `/models/{id}` whatever the declaration order.
+    /// Resolves a request as OpenAPI matches paths: first the path, then the method. Of the
+    /// templates that match, the most specific wins (at the first segment where two differ, a
+    /// literal beats a parameter), so `/models/count` beats `/models/{id}` whatever the
+    /// declaration order, and `DELETE /models/count` is a wrong method, not a delete of `count`.
     pub fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {
         let parts = request_segments(path);
-        let matching = || self.0.iter().filter(|r| r.matches(&parts));
-        if let Some(route) = matching().filter(|r| r.rest.method == method).min_by_key(|r| r.param_count()) {
+        let Some(best) = self.0.iter().filter(|r| r.matches(&parts)).max_by_key(|r| r.literal_positions()) else {
+            return Resolution::NotFound;
+        };
+        let on_path = || self.0.iter().filter(|r| r.same_template(best));
+        if let Some(route) = on_path().find(|r| r.rest.method == method) {
             // A parameter that is not UTF-8 once decoded matches nothing.
             return match route.params(&parts) {
                 Some(params) => Resolution::Found(route, params),
                 None => Resolution::NotFound,
             };
         }
-        let mut methods: Vec<&str> = matching().map(|r| r.rest.method.as_str()).collect();
-        if methods.is_empty() {
-            return Resolution::NotFound;
-        }
+        let mut methods: Vec<&str> = on_path().map(|r| r.rest.method.as_str()).collect();
         methods.sort_unstable();
         methods.dedup();
         Resolution::WrongMethod(methods)
@@ -71,8 +73,20 @@ impl Routes {
 }
 
 impl Route {
-    fn param_count(&self) -> usize {
-        self.segments.iter().filter(|s| matches!(s, Segment::Param(_))).count()
+    /// Which segments are literals, in order: compared, the more specific template is greater.
+    fn literal_positions(&self) -> Vec<bool> {
+        self.segments.iter().map(|s| matches!(s, Segment::Literal(_))).collect()
+    }
+
+    /// Whether two templates are one path: the same literals at the same places (parameter
+    /// names may differ).
+    fn same_template(&self, other: &Route) -> bool {
+        self.segments.len() == other.segments.len()
+            && self.segments.iter().zip(&other.segments).all(|pair| match pair {
+                (Segment::Literal(a), Segment::Literal(b)) => a == b,
+                (Segment::Param(_), Segment::Param(_)) => true,
+                _ => false,
+            })
     }
 
     /// Whether the literal segments match: the parameters are read only for the route chosen.

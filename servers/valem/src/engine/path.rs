@@ -18,6 +18,11 @@ pub enum Seg {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Path(pub Vec<Seg>);
 
+/// The grammar `Path::parse` reads, as an ECMA-262 regular expression without anchors (schemas
+/// state it as a `pattern`): `$`, then `.name`, `[index]`, `[*]`, `["key"]` or `['key']` steps.
+/// An index has at most 19 digits, which every `usize` parse of it takes.
+pub const GRAMMAR: &str = r#"\$(?:\.[A-Za-z_$][A-Za-z0-9_$-]*|\[(?:\*|[0-9]{1,19}|"[^"\]]*"|'[^'\]]*')\])*"#;
+
 /// Why a string is not a canonical address.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathError(pub String);
@@ -267,6 +272,29 @@ mod tests {
         for bad in ["", "a.b", "$.", "$.a[", "$.a[x]", "$..a", "$.1a"] {
             assert!(Path::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The pattern schemas state and the parser agree on every string: random ones over the
+    /// grammar's alphabet, checked with the validator arguments are checked with.
+    #[test]
+    fn the_grammar_pattern_accepts_what_the_parser_reads() {
+        let pattern = json!({ "type": "string", "pattern": format!("^{GRAMMAR}$") });
+        let validator = jsonschema::validator_for(&pattern).unwrap();
+        let alphabet: Vec<char> = "$.[]*\"'aZ_-09 é".chars().collect();
+        let mut rng = fastrand::Rng::with_seed(0xadd7e55);
+        let (mut read, mut refused) = (0, 0);
+        for _ in 0..20_000 {
+            let len = rng.usize(0..10);
+            let mut text: String = (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect();
+            if rng.bool() {
+                text.insert(0, '$');
+            }
+            let parsed = Path::parse(&text).is_ok();
+            assert_eq!(validator.is_valid(&json!(text)), parsed, "{text:?}");
+            if parsed { read += 1 } else { refused += 1 }
+        }
+        assert!(read > 1_000 && refused > 1_000, "both sides are exercised: {read} read, {refused} refused");
+        assert!(validator.is_valid(&json!("$.items[1234567890123456789].x")));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::engine::jsonata::{Env, Expr, Library};
 use crate::engine::{limits, spec};
 
 #[derive(Deserialize, JsonSchema)]
+#[schemars(transform = one_input)]
 pub struct EvalArgs {
     /// A JSONata expression.
     pub expr: String,
@@ -39,6 +40,22 @@ pub struct EvalArgs {
     #[serde(default)]
     pub bindings: Option<Map<String, Value>>,
 }
+
+/// `input` and `data` are one argument by two names, and `undefinedInput` means neither: the
+/// schema refuses those combinations itself (with a root `not`, which hosts accept where they
+/// refuse a root `anyOf`), and says why.
+fn one_input(schema: &mut schemars::Schema) {
+    let undefined_with = |name: &str| serde_json::json!({ "properties": { "undefinedInput": { "const": true } }, "required": ["undefinedInput", name] });
+    schema.insert(
+        "not".into(),
+        serde_json::json!({
+            "description": ONE_INPUT,
+            "anyOf": [{ "required": ["input", "data"] }, undefined_with("input"), undefined_with("data")],
+        }),
+    );
+}
+
+const ONE_INPUT: &str = "give the input as `input` or as `data`, not both, and neither with `undefinedInput`";
 
 /// A field that is there, even as `null`, is `Some`: serde would read `null` as `None`.
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -85,17 +102,11 @@ pub async fn eval_expression(cx: &Cx<Models>, args: EvalArgs) -> Result<EvalAnsw
 }
 
 fn evaluate(args: EvalArgs, budget: &Budget) -> Result<EvalAnswer, ModelError> {
-    let input = match (args.input, args.data) {
-        (Some(_), Some(_)) => {
-            return Err(ModelError::Invalid("give the input as `input` or as `data`, not both".into()));
-        }
-        (None, None) if args.undefined_input => None,
-        (Some(_), _) | (_, Some(_)) if args.undefined_input => {
-            return Err(ModelError::Invalid(
-                "`undefinedInput` means no input: give no `input` or `data` with it".into(),
-            ));
-        }
-        (input, data) => Some(input.or(data).unwrap_or_else(|| Value::Object(Map::new()))),
+    let input = match (args.input, args.data, args.undefined_input) {
+        (None, None, true) => None,
+        (given, None, false) | (None, given, false) => Some(given.unwrap_or_else(|| Value::Object(Map::new()))),
+        // The inputSchema refuses the rest before the call; a caller past it is told the same.
+        _ => return Err(ModelError::Invalid(ONE_INPUT.into())),
     };
     let expr = match Expr::compile(&args.expr) {
         Ok(e) => e,

@@ -1,5 +1,6 @@
 //! The MCP tools (each also a REST route) over the model registry and the authoring substrate.
 
+mod addresses;
 pub mod audit;
 pub mod authoring;
 pub mod blobs;

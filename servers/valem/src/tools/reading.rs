@@ -6,11 +6,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use tooltable::{Cx, operation};
 
+use super::addresses;
 use super::errors::ModelError;
 use super::projection;
 use super::registry::Models;
 use crate::engine::cycle::CONSTRAINT_TARGET;
-use crate::engine::path::Path;
 use crate::engine::schema;
 use crate::engine::trace::Trace;
 
@@ -24,21 +24,19 @@ pub struct GetStateArgs {
     /// Canonical addresses (e.g. ["$.order", "$.totals"]): only these subtrees are returned,
     /// at their addresses; absent ones are skipped.
     #[serde(default)]
+    #[schemars(transform = addresses::list)]
     pub paths: Option<Vec<String>>,
     /// Containers nested deeper than this collapse to "<object: N fields>" / "<array: N items>".
     #[serde(default)]
     pub depth: Option<usize>,
 }
 
-fn address(text: &str) -> Result<Path, ModelError> {
-    Path::parse(text).map_err(|e| ModelError::Invalid(e.0))
-}
-
 /// The model's merged state (written values and derived values). Narrow it with `paths` and
 /// `depth` on large models; `at` reads an earlier state from the history.
 #[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state", open_world = false)]
 pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, ModelError> {
-    let paths = args.paths.as_deref().unwrap_or_default().iter().map(|p| address(p)).collect::<Result<Vec<_>, _>>()?;
+    let paths =
+        args.paths.as_deref().unwrap_or_default().iter().map(|p| addresses::parse(p)).collect::<Result<Vec<_>, _>>()?;
     let at = match &args.at {
         None => None,
         Some(text) => Some(
@@ -66,13 +64,14 @@ pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, Mod
 pub struct FieldArgs {
     pub id: String,
     /// A canonical address, e.g. "$.totals.grand".
+    #[schemars(transform = addresses::one)]
     pub path: String,
 }
 
 /// The value at one address of the merged state; null when nothing is there.
 #[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}", open_world = false)]
 pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
-    let path = address(&args.path)?;
+    let path = addresses::parse(&args.path)?;
     let doc = Models::compute(cx, &args.id, |m, budget| Ok(m.merged(budget))).await?;
     Ok(path.get(&doc).cloned().unwrap_or(Value::Null))
 }
@@ -88,7 +87,7 @@ pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelE
     open_world = false
 )]
 pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
-    let path = address(&args.path)?;
+    let path = addresses::parse(&args.path)?;
     cx.read(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path)))).await
 }
 
@@ -97,6 +96,7 @@ pub struct ExplainArgs {
     pub id: String,
     /// Traces whose target is at or under this address are returned; `$constraint:<id>` names
     /// a constraint's evaluations.
+    #[schemars(transform = addresses::target)]
     pub path: String,
     /// Only the newest N traces.
     #[serde(default)]
@@ -108,7 +108,7 @@ pub struct ExplainArgs {
 #[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}", open_world = false)]
 pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, ModelError> {
     if !args.path.starts_with(CONSTRAINT_TARGET) {
-        address(&args.path)?;
+        addresses::parse(&args.path)?;
     }
     cx.read(&args.id, |m| {
         let matching: Vec<&Trace> = m.traces.iter().filter(|t| is_at_or_under(&t.target_path, &args.path)).collect();

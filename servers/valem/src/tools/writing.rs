@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tooltable::{Cx, operation};
 
+use super::addresses;
 use super::errors::ModelError;
 use super::registry::{Models, Outcome};
 use crate::audit;
@@ -19,6 +20,7 @@ use crate::engine::trace::{ConstraintFailure, CycleOutcome, Trace};
 pub struct MutateArgs {
     pub id: String,
     /// `{"$.path": value}`: every value is checked, then all are written in one cycle.
+    #[schemars(transform = addresses::keys)]
     pub mutations: Map<String, Value>,
     /// Also return every derivation and constraint trace of the cycle (what `explain` serves).
     #[serde(default)]
@@ -55,10 +57,7 @@ pub async fn mutate(cx: &Cx<Models>, args: MutateArgs) -> Result<MutationResult,
     super::shallow(args.mutations.values())?;
     let mutations = args.mutations;
     let writes = move |_: &Model, _: &Budget| {
-        mutations
-            .into_iter()
-            .map(|(address, value)| Ok((Path::parse(&address).map_err(|e| ModelError::Invalid(e.0))?, value)))
-            .collect()
+        mutations.into_iter().map(|(address, value)| Ok((addresses::parse(&address)?, value))).collect()
     };
     write(cx, &args.id, Source::MUTATE, args.include_traces, writes).await
 }

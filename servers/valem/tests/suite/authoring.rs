@@ -77,3 +77,28 @@ fn dry_run_and_eval_expression_register_nothing() {
     assert_eq!(answer["error"], "compile");
     assert_eq!(call(&server, "list_models", json!({})).unwrap(), json!([]));
 }
+
+#[test]
+fn eval_expression_takes_one_input_and_its_schema_says_so() {
+    let server = valem::server().unwrap();
+    let eval = |args: Value| call(&server, "eval_expression", args);
+    assert_eq!(eval(json!({ "expr": "x", "data": { "x": 1 } })).unwrap()["result"], 1);
+    assert_eq!(eval(json!({ "expr": "$", "undefinedInput": true })).unwrap()["undefined"], true);
+    for twice in [
+        json!({ "expr": "x", "input": {}, "data": {} }),
+        json!({ "expr": "x", "input": null, "data": null }),
+        json!({ "expr": "x", "input": {}, "undefinedInput": true }),
+        json!({ "expr": "x", "data": {}, "undefinedInput": true }),
+    ] {
+        let refusal = eval(twice.clone()).unwrap_err();
+        assert_eq!(refusal["error"], "Invalid arguments", "{twice}");
+        assert_eq!(
+            refusal["violations"][0]["message"],
+            "give the input as `input` or as `data`, not both, and neither with `undefinedInput`",
+            "the schema's own reason, not the validator's echo of it"
+        );
+    }
+    let tools = server.table().descriptors();
+    let schema = &tools.iter().find(|d| d.name == "eval_expression").unwrap().input_schema;
+    assert!(schema.get("not").is_some() && schema.get("anyOf").is_none(), "a root `not`, no root `anyOf`");
+}

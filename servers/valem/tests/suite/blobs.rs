@@ -19,7 +19,9 @@ fn a_blob_comes_back_under_the_hash_of_its_bytes() {
     let missing = call(&server, "download_blob", json!({ "blobId": "sha256:00" })).unwrap_err();
     assert_eq!(missing["message"], "Blob not found: sha256:00");
     let bad = call(&server, "upload_blob", json!({ "data": "not base64!" })).unwrap_err();
-    assert!(bad["error"].as_str().unwrap().starts_with("'data' must be valid base64: "), "{bad}");
+    assert_eq!(bad["error"], "Invalid arguments", "the inputSchema states base64: {bad}");
+    assert_eq!(bad["violations"][0]["path"], "/data");
+    assert!(bad["violations"][0]["message"].as_str().unwrap().ends_with("Expected: The content, standard base64."));
 }
 
 #[test]

@@ -177,13 +177,29 @@ fn follow(followed: &mut BTreeSet<String>, uri: String) {
 /// Server-sent events, cut at blank lines; what is kept of an unfinished event is bounded.
 #[derive(Debug, Default)]
 struct Events {
+    /// What is not yet a whole event, its line ends made `\n`.
     pending: Vec<u8>,
+    /// The last byte fed was a `\r`, so a `\n` first in the next chunk ends no other line.
+    after_cr: bool,
 }
 
 impl Events {
-    /// The URIs the complete events fed so far say were updated.
+    /// The URIs the complete events fed so far say were updated. A line ends with `\r\n`, `\n`
+    /// or `\r`, as the event-stream format allows.
     fn feed(&mut self, data: &[u8], bound: usize) -> Result<Vec<String>, Ended> {
-        self.pending.extend_from_slice(data);
+        for &byte in data {
+            match byte {
+                b'\n' if std::mem::take(&mut self.after_cr) => {}
+                b'\r' => {
+                    self.pending.push(b'\n');
+                    self.after_cr = true;
+                }
+                _ => {
+                    self.after_cr = false;
+                    self.pending.push(byte);
+                }
+            }
+        }
         let mut updated = Vec::new();
         while let Some(end) = self.pending.windows(2).position(|w| w == b"\n\n") {
             let event: Vec<u8> = self.pending.drain(..end + 2).collect();
@@ -220,5 +236,19 @@ mod tests {
         let rest = format!("{}\n\ndata: {{\"method\":\"notifications/message\"}}\n\n", &update[20..]);
         assert_eq!(events.feed(rest.as_bytes(), 1024).unwrap(), ["a://1"]);
         assert!(events.feed(&[b'x'; 100], 64).is_err(), "an unfinished event is bounded");
+    }
+
+    #[test]
+    fn every_line_end_the_format_allows_ends_a_line() {
+        let update = r#"data: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://1"}}"#;
+        for end in ["\r\n", "\r", "\n"] {
+            let mut events = Events::default();
+            let stream = format!("id: 7{end}{update}{end}{end}: keepalive{end}{end}");
+            // Fed a byte at a time, so that a `\r\n` is also split across two chunks.
+            let updated: Vec<String> =
+                stream.as_bytes().chunks(1).flat_map(|b| events.feed(b, 1024).unwrap()).collect();
+            assert_eq!(updated, ["a://1"], "{end:?}");
+            assert!(events.pending.is_empty(), "{end:?}: {:?}", String::from_utf8_lossy(&events.pending));
+        }
     }
 }

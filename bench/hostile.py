@@ -27,7 +27,8 @@ def start(binary, fd_limit):
     server = subprocess.Popen(
         [binary, "serve", "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True, preexec_fn=limit
     )
-    line = server.stderr.readline()
+    # Warnings may come first (a fixture's root `allOf`, say): the address is on the `listening` line.
+    line = next((l for l in server.stderr if l.startswith("listening on ")), "")
     if not line.startswith("listening on http://"):
         server.kill()
         sys.exit(f"{binary} did not start: {line!r}")

@@ -30,6 +30,8 @@ pub struct Golden {
     dir: PathBuf,
     args: Vec<String>,
     placeholders: Placeholders,
+    /// Tools whose inputSchema may compose at its root (a fixture a conformance suite requires).
+    root_composition: Vec<String>,
 }
 
 /// Over which transport a session runs.
@@ -41,16 +43,19 @@ pub enum Transport {
 
 impl Golden {
     /// The server binary and its folder of sessions. `golden.json` in the folder, when present,
-    /// declares the server's extra arguments and its pattern placeholders:
-    /// `{"args": ["--root", "<ROOT>"], "patterns": {"TIMESTAMP": "\\d{4}-..."}}`.
+    /// declares the server's extra arguments, its pattern placeholders and the tools allowed a
+    /// root composition: `{"args": ["--root", "<ROOT>"], "patterns": {"TIMESTAMP": "\\d{4}-..."},
+    /// "rootComposition": ["fixture_tool"]}`.
     pub fn new(bin: &str, dir: impl AsRef<Path>) -> Self {
         let dir = dir.as_ref().to_path_buf();
         let config: Value = std::fs::read_to_string(dir.join("golden.json"))
             .ok()
             .map(|text| serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}/golden.json: {e}", dir.display())))
             .unwrap_or_default();
-        let args =
-            config["args"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(str::to_owned)).collect();
+        let strings = |key: &str| -> Vec<String> {
+            config[key].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(str::to_owned)).collect()
+        };
+        let (args, root_composition) = (strings("args"), strings("rootComposition"));
         let mut placeholders = Placeholders::default();
         for (name, pattern) in config["patterns"].as_object().into_iter().flatten() {
             let pattern = pattern.as_str().unwrap_or_default();
@@ -58,7 +63,7 @@ impl Golden {
                 .pattern(name, pattern)
                 .unwrap_or_else(|e| panic!("{}/golden.json: pattern {name}: {e}", dir.display()));
         }
-        Golden { bin: bin.to_owned(), dir, args, placeholders }
+        Golden { bin: bin.to_owned(), dir, args, placeholders, root_composition }
     }
 
     /// A value known to the test (a repository root, say) that sessions write as `<NAME>`.
@@ -171,12 +176,24 @@ impl Golden {
         (page, text, fresh)
     }
 
-    /// Every tool the server lists (`bin tools`) is a valid MCP `Tool` of each revision.
+    /// Every tool the server lists (`bin tools`) is a valid MCP `Tool` of each revision, and one
+    /// the Anthropic API takes: it refuses every request whose tool list has an inputSchema with
+    /// `allOf`, `anyOf` or `oneOf` at its root (unless `golden.json` allows the tool).
     pub fn check_descriptors(&self) {
         let tools = self.command_json("tools");
         let tools = tools.as_array().cloned().unwrap_or_default();
         assert!(!tools.is_empty(), "{} tools listed no tool", self.bin);
-        let problems = crate::mcp_schema::tool_problems(&tools).unwrap_or_else(|e| panic!("{e}"));
+        let mut problems = crate::mcp_schema::tool_problems(&tools).unwrap_or_else(|e| panic!("{e}"));
+        for tool in &tools {
+            let name = tool["name"].as_str().unwrap_or("?");
+            for keyword in ["allOf", "anyOf", "oneOf"].into_iter().filter(|k| tool["inputSchema"].get(*k).is_some()) {
+                if !self.root_composition.iter().any(|allowed| allowed == name) {
+                    problems.push(format!(
+                        "tool {name}: `{keyword}` at the inputSchema's root, which the Anthropic API refuses"
+                    ));
+                }
+            }
+        }
         assert!(problems.is_empty(), "descriptors the MCP schema rejects:\n{}", problems.join("\n"));
     }
 

@@ -106,6 +106,13 @@ fn tidy_root(schema: Value) -> Value {
     Value::Object(ordered)
 }
 
+/// The composition keywords at an inputSchema's root. The Anthropic API (under Claude Code and
+/// Claude Desktop) refuses a request whose tool list has one, every request and not only the
+/// tool's calls; a root `not` or `if`/`then`/`else` says the same rules and is accepted.
+pub fn root_composition(input_schema: &Value) -> Vec<&'static str> {
+    ["allOf", "anyOf", "oneOf"].into_iter().filter(|k| input_schema.get(*k).is_some()).collect()
+}
+
 /// An inputSchema: the argument type's schema, whose root always says `type: object`.
 pub fn input_schema_of<T: JsonSchema>() -> Value {
     let mut schema = schema_of::<T>();
@@ -215,6 +222,13 @@ mod tests {
         #[schemars(range(min = 1))]
         at_least_one: u16,
         wide: i128,
+    }
+
+    #[test]
+    fn root_composition_is_found_only_at_the_root() {
+        assert_eq!(super::root_composition(&json!({ "type": "object", "anyOf": [], "oneOf": [] })), ["anyOf", "oneOf"]);
+        let nested = json!({ "type": "object", "properties": { "a": { "allOf": [] } }, "not": { "anyOf": [] } });
+        assert!(super::root_composition(&nested).is_empty());
     }
 
     #[test]

@@ -112,6 +112,14 @@ impl<S: Send + Sync + 'static> Entry<S> {
         if !schema::is_object_schema(&descriptor.input_schema) {
             return Err(TableError::InputNotObject { tool: tool() });
         }
+        let composed = schema::root_composition(&descriptor.input_schema);
+        if !composed.is_empty() {
+            tracing::warn!(
+                tool = %descriptor.name,
+                "the inputSchema has {} at its root, which the Anthropic API refuses for the whole tool list (Claude Code, Claude Desktop); say the rule with a root `not` or `if`/`then`/`else`",
+                composed.join(", ")
+            );
+        }
         let validator = jsonschema::validator_for(&descriptor.input_schema)
             .map_err(|e| TableError::InvalidSchema { tool: tool(), message: e.to_string() })?;
         // The listing holds the MCP outputSchema (success or errors): built once, used for both.

@@ -69,7 +69,8 @@ pub fn serve(package: &str, args: &[&str]) -> Served {
         .unwrap_or_else(|e| panic!("{package} does not start: {e}"));
     let stderr = child.stderr.take().expect("stderr is piped");
     let mut lines = BufReader::new(stderr).lines();
-    let line = lines.next().and_then(Result::ok).unwrap_or_default();
+    // Warnings may come first (a fixture's root `allOf`, say): the address is on the `listening` line.
+    let line = lines.by_ref().map_while(Result::ok).find(|l| l.starts_with("listening on ")).unwrap_or_default();
     let url = line
         .split_whitespace()
         .find_map(|w| w.strip_prefix("http://"))

@@ -127,7 +127,10 @@ impl Served {
     pub fn start(program: &str, args: &[String]) -> Self {
         let mut child = spawn(program, args, [Stdio::null(), Stdio::null(), Stdio::piped()]);
         let stderr = lines(child.stderr.take().expect("stderr is piped"));
-        let line = stderr.recv_timeout(WAIT).unwrap_or_else(|e| panic!("{program} printed no address: {e}"));
+        // Warnings may come first (a fixture's root `allOf`, say): the address is on the `listening` line.
+        let line = std::iter::from_fn(|| stderr.recv_timeout(WAIT).ok())
+            .find(|l| l.starts_with("listening on "))
+            .unwrap_or_else(|| panic!("{program} printed no `listening on` line within {WAIT:?}"));
         let base = listening_base(&line).unwrap_or_else(|| panic!("not a `listening on http://...` line: {line}"));
         Served { child, line, base }
     }

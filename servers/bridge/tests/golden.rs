@@ -10,7 +10,8 @@
 //! - `#! fake-hub`: the fake hub of `tests/support/fake_hub.rs` on that port
 //! - `#! bridge ARGS..`: `bridge mcp --addr <HUB> --token .. --poll-ms 50 ARGS..`
 //! - `#! add-capability ID KIND`, `#! remove-capability ID`: a file of the hub's `capabilities/`
-//! - `#! kill-hub`, `#! kill-hub-in MS`: the reference hub killed now, or that much later
+//! - `#! kill-hub`, `#! kill-hub-on METHOD PATH`: the reference hub killed now, or once it has
+//!   routed that request; `#! hub-gone` waits until that kill has finished
 //!
 //! `GOLDEN_BLESS=1` records the answers; `DOCS_REGENERATE=1` rewrites the page's regions.
 
@@ -18,7 +19,6 @@ mod support;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use support::fake_hub::FakeHub;
@@ -80,8 +80,9 @@ impl Scene {
             ["add-capability", id, kind] => add_capability(self.config.path(), id, kind),
             ["remove-capability", id] => remove_capability(self.config.path(), id),
             ["kill-hub"] => self.hub.as_ref().expect("a hub").kill(),
-            ["kill-hub-in", ms] => {
-                self.hub.as_ref().expect("a hub").kill_in(Duration::from_millis(ms.parse().unwrap()))
+            ["hub-gone"] => self.hub.as_ref().expect("a hub").wait_killed(),
+            ["kill-hub-on", method, path] => {
+                self.hub.as_ref().expect("a hub").kill_on_request(&format!("{method} {path}"))
             }
             _ => panic!("line {line}: unknown directive `#! {directive}`"),
         }

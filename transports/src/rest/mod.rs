@@ -17,7 +17,10 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
     let (head, body) = req.into_parts();
     let (method, path) = (head.method.as_str(), head.uri.path());
     let (route, params) = match cx.routes.resolve(method, path) {
-        Resolution::Found(route, params) => (route, params),
+        Resolution::Found(route, params) => {
+            tracing::debug!(tool = %route.tool, "{method} {path}");
+            (route, params)
+        }
         Resolution::NotFound => return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}")),
         Resolution::WrongMethod(methods) => {
             let allow = methods.join(", ");

@@ -66,6 +66,8 @@ impl Hub {
             .args(["hub", "--config"])
             .arg(config)
             .args(["--listen", &format!("127.0.0.1:{port}"), "--token", TOKEN, "--reload-ms", "50"])
+            // Each REST request it routes is a line (`POST /v1/...`), for `kill_on_request`.
+            .env("RUST_LOG", "warn,bridge=info,tooltable_transports::rest=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -83,11 +85,26 @@ impl Hub {
         }
     }
 
-    /// Kills the hub after a delay, from another thread.
-    pub fn kill_in(&self, delay: Duration) {
-        let hub = self.clone();
+    /// Waits until a kill has finished: the process is reaped, so its listening socket is closed
+    /// and a new connection is refused rather than taken by a dying process.
+    pub fn wait_killed(&self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        // `kill` holds the lock until the process is reaped.
+        while self.child.lock().unwrap().is_some() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Kills the hub, from another thread, once it has routed a request `METHOD PATH`: the call
+    /// is then in the hub's hands, however slowly the machine got it there. After 30 s without
+    /// one, the hub is killed anyway (and the test's expectation fails).
+    pub fn kill_on_request(&self, request: &str) {
+        let (hub, request) = (self.clone(), request.to_owned());
         std::thread::spawn(move || {
-            std::thread::sleep(delay);
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while !hub.stderr.lock().unwrap().contains(&request) && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             hub.kill();
         });
     }

@@ -101,7 +101,7 @@ async fn a_hub_killed_mid_call_is_a_failed_call_and_the_bridge_recovers_when_it_
     let hub = Hub::start(config.path(), 0);
     let port: u16 = hub.addr.rsplit(':').next().unwrap().parse().unwrap();
     let mut mcp = Mcp::start(&bridge_args(&hub.addr, &[])).await;
-    hub.kill_on_request("POST /v1/capabilities/agent.wakeup/call");
+    hub.kill_on_request("POST /v1/capabilities/{id}/call");
     let woken = mcp.call("agent_wakeup", json!({ "agent": "planner", "after_ms": 5000 })).await;
     assert_eq!(failure(&woken).0, "closed", "{woken}");
     hub.wait_killed();

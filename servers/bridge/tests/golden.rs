@@ -10,7 +10,7 @@
 //! - `#! fake-hub`: the fake hub of `tests/support/fake_hub.rs` on that port
 //! - `#! bridge ARGS..`: `bridge mcp --addr <HUB> --token .. --poll-ms 50 ARGS..`
 //! - `#! add-capability ID KIND`, `#! remove-capability ID`: a file of the hub's `capabilities/`
-//! - `#! kill-hub`, `#! kill-hub-on METHOD PATH`: the reference hub killed now, or once it has
+//! - `#! kill-hub`, `#! kill-hub-on METHOD TEMPLATE`: the reference hub killed now, or once it has
 //!   routed that request; `#! hub-gone` waits until that kill has finished
 //!
 //! `GOLDEN_BLESS=1` records the answers; `DOCS_REGENERATE=1` rewrites the page's regions.

@@ -18,7 +18,8 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
     let (method, path) = (head.method.as_str(), head.uri.path());
     let (route, params) = match cx.routes.resolve(method, path) {
         Resolution::Found(route, params) => {
-            tracing::debug!(tool = %route.tool, "{method} {path}");
+            // The route's template, not the path: the path holds arguments, which are never logged.
+            tracing::debug!(tool = %route.tool, "{method} {}", route.rest.path);
             (route, params)
         }
         Resolution::NotFound => return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}")),

@@ -66,7 +66,7 @@ impl Hub {
             .args(["hub", "--config"])
             .arg(config)
             .args(["--listen", &format!("127.0.0.1:{port}"), "--token", TOKEN, "--reload-ms", "50"])
-            // Each REST request it routes is a line (`POST /v1/...`), for `kill_on_request`.
+            // Each REST request it routes is a line (`POST /v1/capabilities/{id}/call`), for `kill_on_request`.
             .env("RUST_LOG", "warn,bridge=info,tooltable_transports::rest=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -95,7 +95,7 @@ impl Hub {
         }
     }
 
-    /// Kills the hub, from another thread, once it has routed a request `METHOD PATH`: the call
+    /// Kills the hub, from another thread, once it has routed a request to the route `METHOD TEMPLATE`: the call
     /// is then in the hub's hands, however slowly the machine got it there. After 30 s without
     /// one, the hub is killed anyway (and the test's expectation fails).
     pub fn kill_on_request(&self, request: &str) {

@@ -59,3 +59,17 @@ fn a_view_shows_values_meta_and_evaluated_text() {
     let none = call(&server, "get_view", json!({ "id": "bare" })).unwrap_err();
     assert!(none["message"].as_str().unwrap().contains("defines no views"), "{none}");
 }
+
+#[test]
+fn a_view_definition_without_views_is_refused_by_the_schema_of_create_and_evolve() {
+    let server = valem::server().unwrap();
+    let spec = json!({ "id": "m", "schema": {}, "viewDefinition": { "defaultView": "main" } });
+    let refused = call(&server, "create_model", json!({ "spec": spec })).unwrap_err();
+    assert_eq!(refused["error"], "Invalid arguments", "{refused}");
+    assert_eq!(refused["violations"][0]["path"], "/spec/viewDefinition");
+    call(&server, "create_model", json!({ "spec": { "id": "m", "schema": {} } })).unwrap();
+    let evolution = json!({ "id": "m", "evolution": { "newViewDefinition": {} } });
+    let refused = call(&server, "evolve_spec", evolution).unwrap_err();
+    assert_eq!(refused["error"], "Invalid arguments", "{refused}");
+    assert_eq!(refused["violations"][0]["path"], "/evolution/newViewDefinition");
+}

@@ -252,6 +252,10 @@ mod tests {
         assert!(matches!(routes.resolve("PUT", "/models/1"), Resolution::WrongMethod(m) if m == ["DELETE", "GET"]));
         // The literal path is the path: it serves GET only, though `/models/{id}` has DELETE.
         assert!(matches!(routes.resolve("DELETE", "/models/count"), Resolution::WrongMethod(m) if m == ["GET"]));
+        // An id spelt like the literal is still reachable, percent-encoded.
+        assert!(
+            matches!(routes.resolve("DELETE", "/models/%63ount"), Resolution::Found(r, p) if r.tool == "delete" && p["id"] == "count")
+        );
         assert!(matches!(routes.resolve("GET", "/nothing"), Resolution::NotFound));
     }
 }

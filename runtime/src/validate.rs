@@ -76,6 +76,8 @@ fn message(error: &jsonschema::ValidationError, schema: &Value) -> String {
             Some(why) => why.to_owned(),
             None => error.to_string(),
         },
+        // A refused name is its own error inside: worded as that error is.
+        ValidationErrorKind::PropertyNames { error } => message(error, schema),
         ValidationErrorKind::Pattern { .. } => {
             // The keyword's own schema is the pointer less its last step, `/pattern`.
             let keyword_at = error.schema_path().as_str();
@@ -122,5 +124,13 @@ mod tests {
             ["\"e\" is not one of: \"a\", \"b\", \"c\", \"d\""]
         );
         assert_eq!(messages(schema, json!({ "code": "ABC", "bare": "x" })), ["give `code` or `bare`, not both"]);
+        let keyed = json!({
+            "type": "object",
+            "properties": { "map": { "propertyNames": { "pattern": "^k", "description": "a key starting with k" } } },
+        });
+        assert_eq!(
+            messages(keyed, json!({ "map": { "x": 1 } })),
+            ["\"x\" does not match its pattern. Expected: a key starting with k"]
+        );
     }
 }

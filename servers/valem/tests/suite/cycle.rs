@@ -118,3 +118,24 @@ fn an_effect_fires_in_every_cycle_that_touches_its_inputs_unless_its_status_hold
     );
     assert_eq!(failed, json!([]), "the key matches");
 }
+
+#[test]
+fn an_argument_that_is_no_address_is_refused_by_its_schema_saying_what_one_is() {
+    let server = valem::server().unwrap();
+    call(&server, "create_model", json!({ "spec": { "id": "m", "schema": {} } })).unwrap();
+    let expected =
+        "a canonical address: `$`, then `.name`, `[index]`, `[*]` or `[\"key\"]` steps, e.g. $.items[0].price";
+    let refused = call(&server, "mutate", json!({ "id": "m", "mutations": { "a.b": 1 } })).unwrap_err();
+    assert_eq!(refused["violations"][0]["path"], "/mutations");
+    assert_eq!(
+        refused["violations"][0]["message"],
+        format!("\"a.b\" does not match its pattern. Expected: {expected}")
+    );
+    let refused = call(&server, "get_state", json!({ "id": "m", "paths": ["$.ok", "x"] })).unwrap_err();
+    assert_eq!(refused["violations"][0]["path"], "/paths/1");
+    let refused = call(&server, "explain", json!({ "id": "m", "path": "$constraint" })).unwrap_err();
+    assert_eq!(refused["error"], "Invalid arguments", "{refused}");
+    for target in ["$constraint:positive", "$.a[0]", "$"] {
+        call(&server, "explain", json!({ "id": "m", "path": target })).unwrap();
+    }
+}

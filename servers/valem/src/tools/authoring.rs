@@ -10,6 +10,7 @@ use tooltable::{Cx, operation};
 
 use super::errors::ModelError;
 use super::registry::Models;
+use super::{addresses, spec_schema};
 use crate::engine::compiled::Compiled;
 use crate::engine::findings::Finding;
 use crate::engine::model::{self, Model, admit_any};
@@ -71,9 +72,11 @@ async fn run_tests(cx: &Cx<Models>, compiled: &Arc<Compiled>, cases: Vec<TestCas
 #[derive(Deserialize, JsonSchema)]
 pub struct TestSpecArgs {
     /// A full ModelSpec.
+    #[schemars(extend("type" = "object"))]
     pub spec: Value,
     /// Cases to run instead of the spec's own `tests`: `{description?, given, expect}`.
     #[serde(default)]
+    #[schemars(transform = spec_schema::test_cases)]
     pub tests: Option<Vec<Value>>,
 }
 
@@ -98,9 +101,11 @@ pub async fn test_spec(cx: &Cx<Models>, args: TestSpecArgs) -> Result<TestReport
 #[derive(Deserialize, JsonSchema)]
 pub struct DryRunArgs {
     /// A full ModelSpec.
+    #[schemars(extend("type" = "object"))]
     pub spec: Value,
     /// Sample mutations, `{"$.path": value}`, applied in one cycle after creation.
     #[serde(default)]
+    #[schemars(transform = addresses::keys)]
     pub mutations: Option<Map<String, Value>>,
 }
 

@@ -22,6 +22,13 @@ pub fn spec_evolution() -> &'static Value {
     &SPEC_EVOLUTION
 }
 
+/// A list of test cases, as a ModelSpec's `tests` section states them (for `test_spec`'s own).
+pub fn test_cases(schema: &mut schemars::Schema) {
+    if let Some(items) = model_spec().pointer("/properties/tests/items") {
+        schema.insert("items".into(), items.clone());
+    }
+}
+
 /// An object schema whose property `field` is a ModelSpec, beside `others`.
 pub fn with_spec_property(field: &str, description: &str, others: Value) -> Value {
     with_document(model_spec(), field, description, others)

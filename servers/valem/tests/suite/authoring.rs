@@ -102,3 +102,21 @@ fn eval_expression_takes_one_input_and_its_schema_says_so() {
     let schema = &tools.iter().find(|d| d.name == "eval_expression").unwrap().input_schema;
     assert!(schema.get("not").is_some() && schema.get("anyOf").is_none(), "a root `not`, no root `anyOf`");
 }
+
+#[test]
+fn dry_run_and_test_spec_state_their_arguments_shape() {
+    let server = valem::server().unwrap();
+    for (tool, args, at) in [
+        ("dry_run", json!({ "spec": null }), "/spec"),
+        ("dry_run", json!({ "spec": { "id": "m", "schema": {} }, "mutations": { "x": 1 } }), "/mutations"),
+        ("test_spec", json!({ "spec": "m" }), "/spec"),
+        ("test_spec", json!({ "spec": { "id": "m", "schema": {} }, "tests": [{ "given": [] }] }), "/tests/0/given"),
+    ] {
+        let refused = call(&server, tool, args.clone()).unwrap_err();
+        assert_eq!(refused["error"], "Invalid arguments", "{tool} {args}: {refused}");
+        assert_eq!(refused["violations"][0]["path"], at, "{tool} {args}: {refused}");
+    }
+    // validate_spec reports on anything, a non-object included: it is how a draft is checked.
+    let report = call(&server, "validate_spec", json!({ "spec": null })).unwrap();
+    assert_eq!(report["valid"], false);
+}

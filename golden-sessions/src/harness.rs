@@ -184,14 +184,12 @@ impl Golden {
         let tools = tools.as_array().cloned().unwrap_or_default();
         assert!(!tools.is_empty(), "{} tools listed no tool", self.bin);
         let mut problems = crate::mcp_schema::tool_problems(&tools).unwrap_or_else(|e| panic!("{e}"));
-        for tool in &tools {
-            let name = tool["name"].as_str().unwrap_or("?");
+        let names = tools.iter().map(|tool| (tool, tool["name"].as_str().unwrap_or("?")));
+        for (tool, name) in names.filter(|(_, name)| !self.root_composition.iter().any(|allowed| allowed == name)) {
             for keyword in ["allOf", "anyOf", "oneOf"].into_iter().filter(|k| tool["inputSchema"].get(*k).is_some()) {
-                if !self.root_composition.iter().any(|allowed| allowed == name) {
-                    problems.push(format!(
-                        "tool {name}: `{keyword}` at the inputSchema's root, which the Anthropic API refuses"
-                    ));
-                }
+                problems.push(format!(
+                    "tool {name}: `{keyword}` at the inputSchema's root, which the Anthropic API refuses"
+                ));
             }
         }
         assert!(problems.is_empty(), "descriptors the MCP schema rejects:\n{}", problems.join("\n"));

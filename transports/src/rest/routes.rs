@@ -54,7 +54,9 @@ impl Routes {
     /// declaration order, and `DELETE /models/count` is a wrong method, not a delete of `count`.
     pub fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {
         let parts = request_segments(path);
-        let Some(best) = self.0.iter().filter(|r| r.matches(&parts)).max_by_key(|r| r.literal_positions()) else {
+        let Some(best) =
+            self.0.iter().filter(|r| r.matches(&parts)).max_by(|a, b| a.literal_positions().cmp(b.literal_positions()))
+        else {
             return Resolution::NotFound;
         };
         let on_path = || self.0.iter().filter(|r| r.same_template(best));
@@ -73,9 +75,10 @@ impl Routes {
 }
 
 impl Route {
-    /// Which segments are literals, in order: compared, the more specific template is greater.
-    fn literal_positions(&self) -> Vec<bool> {
-        self.segments.iter().map(|s| matches!(s, Segment::Literal(_))).collect()
+    /// Which segments are literals, in order: compared, the more specific template is greater
+    /// (an iterator, so that resolving a request allocates nothing for it).
+    fn literal_positions(&self) -> impl Iterator<Item = bool> + '_ {
+        self.segments.iter().map(|s| matches!(s, Segment::Literal(_)))
     }
 
     /// Whether two templates are one path: the same literals at the same places (parameter

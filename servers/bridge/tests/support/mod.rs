@@ -88,11 +88,8 @@ impl Hub {
     /// Waits until a kill has finished: the process is reaped, so its listening socket is closed
     /// and a new connection is refused rather than taken by a dying process.
     pub fn wait_killed(&self) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
         // `kill` holds the lock until the process is reaped.
-        while self.child.lock().unwrap().is_some() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_for(|| self.child.lock().unwrap().is_none());
     }
 
     /// Kills the hub, from another thread, once it has routed a request to the route `METHOD TEMPLATE`: the call
@@ -101,10 +98,7 @@ impl Hub {
     pub fn kill_on_request(&self, request: &str) {
         let (hub, request) = (self.clone(), request.to_owned());
         std::thread::spawn(move || {
-            let deadline = std::time::Instant::now() + Duration::from_secs(30);
-            while !hub.stderr.lock().unwrap().contains(&request) && std::time::Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(10));
-            }
+            wait_for(|| hub.stderr.lock().unwrap().contains(&request));
             hub.kill();
         });
     }
@@ -115,6 +109,14 @@ impl Drop for Hub {
         if Arc::strong_count(&self.child) == 1 {
             self.kill();
         }
+    }
+}
+
+/// Polls `done` every 10 ms until it holds or 30 s have passed.
+fn wait_for(done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !done() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

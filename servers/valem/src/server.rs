@@ -2,9 +2,10 @@
 //! each model, the ModelSpec schema, the guides and the bundled examples.
 
 use serde_json::Value;
-use tooltable::{
-    CallOutput, ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolFailure, table,
-};
+use tooltable::content::ResourceContents;
+use tooltable::resources::{Resource, ResourceTemplate};
+use tooltable::tool::{Output, TableError};
+use tooltable::{Error, ErrorKind, Server, table};
 
 use std::sync::Arc;
 
@@ -84,7 +85,7 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .local_tools(LOCAL_TOOLS)
-        .operations(table![
+        .tools(table![
             models::list_models,
             models::create_model,
             models::get_model_info,
@@ -128,7 +129,7 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
             |_, req| async move {
                 let name = req.params.get("name").cloned().unwrap_or_default();
                 let text = resources::example(&name).ok_or_else(|| {
-                    ToolFailure::new(
+                    Error::new(
                         ErrorKind::NotFound,
                         format!("there is no example {name:?}; the examples are {}", example_names()),
                     )
@@ -175,10 +176,10 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
 
 /// A model's merged state, read through `get_state`: in process, or from the remote instance when
 /// the tool is forwarded, so a read sees the state wherever the models live.
-async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, ToolFailure> {
+async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, Error> {
     match cx.call_tool("get_state", serde_json::json!({ "id": id })).await? {
-        CallOutput::Json(state) => Ok(state),
-        CallOutput::Content(_) => Err(ToolFailure::new(ErrorKind::Internal, "get_state answered no JSON")),
+        Output::Json(state) => Ok(state),
+        Output::Content(_) => Err(Error::new(ErrorKind::Internal, "get_state answered no JSON")),
     }
 }
 

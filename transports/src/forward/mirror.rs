@@ -21,7 +21,7 @@ pub struct Mirror {
 }
 
 /// Replaces the handler of every operation of `server` that has a REST route, except the
-/// server's [local tools](tooltable::Config::local_tools), by one that forwards the call to that
+/// server's [local tools](tooltable::server::Config::local_tools), by one that forwards the call to that
 /// route at `base_url`. Call it right after the server is built, before it is served or cloned.
 /// Subscriptions made locally are made at the remote too (see [`Updates`]), so updates of its
 /// resources, whoever caused them, reach the local subscribers.
@@ -50,7 +50,7 @@ pub fn mirror<S: Send + Sync + 'static>(
     }
     let (observer, updates) = super::updates::follower(Arc::clone(&remote.client));
     if !server.observe_subscriptions(observer) {
-        return Err(ForwardError::Replace(tooltable::ReplaceError::Shared));
+        return Err(ForwardError::Replace(tooltable::server::ReplaceError::Shared));
     }
     Ok(Mirror { forwarded, updates })
 }

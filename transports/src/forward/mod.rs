@@ -40,7 +40,8 @@ use std::time::Duration;
 
 use hyper::Method;
 use serde_json::Value;
-use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
+use tooltable::Server;
+use tooltable::tool::{DynamicTool, TableError, ToolDescriptor};
 
 pub use client::Token;
 pub use failure::{ForwardError, Reason, RemoteFailure};

@@ -13,7 +13,8 @@ use hyper::Method;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
-use tooltable::{Server, SubscriptionObserver};
+use tooltable::Server;
+use tooltable::server::SubscriptionObserver;
 
 use super::client::Client;
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use tooltable::{RestRoute, ToolDescriptor};
+use tooltable::tool::{RestRoute, ToolDescriptor};
 
 use super::args::ParamTypes;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tooltable::{ErrorKind, Server, ToolFailure};
+use tooltable::{Error, ErrorKind, Server};
 use tooltable_transports::forward::{Changes, ForwardError, Options, Remote};
 
 const TOKEN: &str = "s3cret-t0ken";
@@ -123,7 +123,7 @@ async fn forwarding(fake: &Fake, options: Options) -> (Server<()>, Remote) {
     (server, remote)
 }
 
-async fn call(server: &Server<()>, name: &str) -> ToolFailure {
+async fn call(server: &Server<()>, name: &str) -> Error {
     let failure = tokio::time::timeout(GUARD, server.call(name, json!({}))).await.expect("no hang").unwrap_err();
     assert!(!failure.body.to_string().contains(TOKEN), "the token leaked: {}", failure.body);
     failure

@@ -43,7 +43,7 @@ async fn local_tools_stay_in_process_and_forwarded_ones_fail_naming_the_url_once
     let mut server = Server::builder(())
         .info("http-test", "1.2.3")
         .local_tools(["create_thing"])
-        .operations(tooltable::table![table::create_thing, table::get_state])
+        .tools(tooltable::table![table::create_thing, table::get_state])
         .build()
         .unwrap();
     let mirror = mirror(&mut server, &url, Options::default()).unwrap();

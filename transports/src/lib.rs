@@ -27,6 +27,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod client;
 pub mod forward;
 pub mod http;
 pub mod rest;

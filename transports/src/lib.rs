@@ -30,5 +30,6 @@ pub mod cli;
 pub mod client;
 pub mod forward;
 pub mod http;
+pub mod proxy;
 pub mod rest;
 pub mod stdio;

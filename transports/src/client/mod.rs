@@ -433,7 +433,7 @@ impl Client {
 
     /// Ends the connection: the HTTP session is deleted; the process's stdin is closed, then it
     /// is stopped (SIGTERM, then SIGKILL) if it does not exit.
-    pub async fn close(self) {
+    pub async fn close(&self) {
         if let Link::Http(endpoint) = &self.peer.link {
             endpoint.end_session().await;
         }

@@ -122,12 +122,6 @@ pub struct Exchange {
     ready: Option<Result<Value, ClientError>>,
 }
 
-impl std::fmt::Debug for Peer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Peer").field("server", &self.label()).finish_non_exhaustive()
-    }
-}
-
 impl Exchange {
     /// Sends `method` with `params` (an object or null).
     pub(crate) fn start(peer: &Arc<Peer>, method: &str, params: Value, call: Call) -> Exchange {

@@ -96,6 +96,12 @@ pub(crate) struct Peer {
     pub param_headers: Mutex<HashMap<String, Vec<http::ParamHeader>>>,
 }
 
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("server", &self.label()).finish_non_exhaustive()
+    }
+}
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -168,7 +168,8 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Proxy {
-    /// Starts serving the tools of the server at `target` on `server`, named `<name>_<tool>`.
+    /// Starts serving the tools of the server at `target` on `server`, named `<name>_<tool>`
+    /// (give each proxy of a server its own name: a tool of the same name replaces another's).
     /// Returns at once; [`Proxy::wait_ready`] waits for the first connection.
     pub fn start<S: Send + Sync + 'static>(
         server: &Server<S>,

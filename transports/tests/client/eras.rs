@@ -91,6 +91,11 @@ async fn scenario(client: Client) {
     assert_eq!(result["content"][0]["text"], "LLM response: forty-two", "{era:?}");
     assert_eq!(sampled.asked, ["sampling/createMessage"], "{era:?}");
 
+    // Over HTTP under a handshake the server closes the call's stream first: the client resumes
+    // it with Last-Event-ID and gets the answer there.
+    let resumed = client.request("tools/call", json!({ "name": "test_reconnection", "arguments": {} })).await;
+    assert_eq!(resumed.unwrap()["content"][0]["text"], "Reconnection test completed successfully", "{era:?}");
+
     let sleep = json!({ "name": "sleep", "arguments": { "ms": 60000 } });
     let mut hung = client.start("tools/call", sleep, Call::default().timeout(Duration::from_millis(300)));
     let outcome = loop {

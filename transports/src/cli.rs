@@ -240,6 +240,22 @@ where
     A: Args,
     S: Send + Sync + 'static,
 {
+    main_with_start(package, build, |_| Ok(()))
+}
+
+/// [`main_with`], and `start` is called with the server once the command line has set it up (the
+/// shared state key, remote mode) and before it serves: the place to start what holds on to the
+/// server, such as the [proxies](crate::proxy::Proxy) of a gateway, which the setup could no
+/// longer change the server under.
+pub fn main_with_start<A, S>(
+    package: Package,
+    build: impl FnOnce(A) -> Result<Server<S>, BuildError>,
+    start: impl FnOnce(&Server<S>) -> Result<(), BuildError>,
+) -> ExitCode
+where
+    A: Args,
+    S: Send + Sync + 'static,
+{
     init_tracing();
     let cli = match command::<A>(package, std::env::args_os()).and_then(|m| Cli::<A>::from_arg_matches(&m)) {
         Ok(cli) => cli,
@@ -259,6 +275,20 @@ where
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
+    let mut start = Some(start);
+    let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+    };
+    // Remote mode replaces handlers, which only a server nothing else holds allows: first.
+    if !matches!(cli.command, Command::Mcp { .. })
+        && let Err(code) = started(&server)
+    {
+        return code;
+    }
     match cli.command {
         // stdin is read on this thread, the one the client started, and most calls are answered
         // there; the runtime's one worker runs the calls that wait.
@@ -270,6 +300,9 @@ where
                     return ExitCode::from(EXIT_USAGE);
                 }
             };
+            if let Err(code) = started(&server) {
+                return code;
+            }
             with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
                 if let Some(updates) = updates {
                     rt.spawn(updates.run(server.clone()));

@@ -27,7 +27,9 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod client;
 pub mod forward;
 pub mod http;
+pub mod proxy;
 pub mod rest;
 pub mod stdio;

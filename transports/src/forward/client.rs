@@ -101,6 +101,7 @@ pub type Extra<'a> = &'a [(HeaderName, HeaderValue)];
 /// An answer whose body is still arriving (an event stream), with the connection that carries it.
 pub struct Streaming {
     pub status: u16,
+    pub headers: HeaderMap,
     pub body: hyper::body::Incoming,
     pub _driver: Driver,
 }
@@ -143,11 +144,17 @@ impl Client {
 
     /// Sends a request and returns once the answer's head has come (under the deadline); the body
     /// is the caller's to read, for as long as it lasts.
-    pub async fn open(&self, path_and_query: &str, extra: Extra<'_>) -> Result<Streaming, RemoteFailure> {
+    pub async fn open(
+        &self,
+        method: &Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+        extra: Extra<'_>,
+    ) -> Result<Streaming, RemoteFailure> {
         let url = self.base.url(path_and_query);
-        let head = self.head(&Method::GET, path_and_query, None, extra, &url);
-        let (status, _, body, driver) = self.deadline(&url, head).await?;
-        Ok(Streaming { status, body, _driver: driver })
+        let head = self.head(method, path_and_query, body, extra, &url);
+        let (status, headers, body, driver) = self.deadline(&url, head).await?;
+        Ok(Streaming { status, headers, body, _driver: driver })
     }
 
     async fn deadline<T>(
@@ -183,7 +190,8 @@ impl Client {
         Ok((status, parts.headers, incoming, driver))
     }
 
-    async fn read(
+    /// Reads a whole body, up to the bound.
+    pub(crate) async fn read(
         &self,
         status: u16,
         headers: HeaderMap,

@@ -25,7 +25,7 @@
 //! anything else internal). No answer in time, no connection, a body that is not JSON or is
 //! larger than the bound is a [`RemoteFailure`] naming the URL and the reason.
 
-mod client;
+pub(crate) mod client;
 mod descriptors;
 mod failure;
 mod mirror;

@@ -111,7 +111,7 @@ impl Updates {
         }
         let stream_headers =
             [(ACCEPT, HeaderValue::from_static("text/event-stream")), headers[1].clone(), headers[2].clone()];
-        let mut stream = match self.client.open("/mcp", &stream_headers).await {
+        let mut stream = match self.client.open(&Method::GET, "/mcp", None, &stream_headers).await {
             Ok(stream) if stream.status == 200 => stream,
             Ok(stream) => return format!("the event stream was answered {}", stream.status),
             Err(failure) => return failure.error,
@@ -174,52 +174,17 @@ fn follow(followed: &mut BTreeSet<String>, uri: String) {
     }
 }
 
-/// Server-sent events, cut at blank lines; what is kept of an unfinished event is bounded.
+/// The updates an event stream announces, read from whole events only.
 #[derive(Debug, Default)]
-struct Events {
-    /// What is not yet a whole event, its line ends made `\n`.
-    pending: Vec<u8>,
-    /// The last byte fed was a `\r`, so a `\n` first in the next chunk ends no other line.
-    after_cr: bool,
-}
+struct Events(crate::client::sse::Parser);
 
 impl Events {
-    /// The URIs the complete events fed so far say were updated. A line ends with `\r\n`, `\n`
-    /// or `\r`, as the event-stream format allows.
+    /// The URIs the complete events fed so far say were updated.
     fn feed(&mut self, data: &[u8], bound: usize) -> Result<Vec<String>, Ended> {
-        for &byte in data {
-            match byte {
-                b'\n' if std::mem::take(&mut self.after_cr) => {}
-                b'\r' => {
-                    self.pending.push(b'\n');
-                    self.after_cr = true;
-                }
-                _ => {
-                    self.after_cr = false;
-                    self.pending.push(byte);
-                }
-            }
-        }
-        let mut updated = Vec::new();
-        while let Some(end) = self.pending.windows(2).position(|w| w == b"\n\n") {
-            let event: Vec<u8> = self.pending.drain(..end + 2).collect();
-            let text = String::from_utf8_lossy(&event);
-            let data: Vec<&str> = text
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            let Ok(message) = serde_json::from_str::<Value>(&data.join("\n")) else { continue };
-            if message["method"] == "notifications/resources/updated" {
-                if let Some(uri) = message["params"]["uri"].as_str() {
-                    updated.push(uri.to_owned());
-                }
-            }
-        }
-        if self.pending.len() > bound {
-            return Err(format!("an event of more than {bound} bytes"));
-        }
-        Ok(updated)
+        let events = self.0.feed(data, bound).map_err(|_| format!("an event of more than {bound} bytes"))?;
+        let messages = events.iter().filter_map(|data| serde_json::from_str::<Value>(data).ok());
+        let updates = messages.filter(|m| m["method"] == "notifications/resources/updated");
+        Ok(updates.filter_map(|m| m["params"]["uri"].as_str().map(str::to_owned)).collect())
     }
 }
 
@@ -236,19 +201,5 @@ mod tests {
         let rest = format!("{}\n\ndata: {{\"method\":\"notifications/message\"}}\n\n", &update[20..]);
         assert_eq!(events.feed(rest.as_bytes(), 1024).unwrap(), ["a://1"]);
         assert!(events.feed(&[b'x'; 100], 64).is_err(), "an unfinished event is bounded");
-    }
-
-    #[test]
-    fn every_line_end_the_format_allows_ends_a_line() {
-        let update = r#"data: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://1"}}"#;
-        for end in ["\r\n", "\r", "\n"] {
-            let mut events = Events::default();
-            let stream = format!("id: 7{end}{update}{end}{end}: keepalive{end}{end}");
-            // Fed a byte at a time, so that a `\r\n` is also split across two chunks.
-            let updated: Vec<String> =
-                stream.as_bytes().chunks(1).flat_map(|b| events.feed(b, 1024).unwrap()).collect();
-            assert_eq!(updated, ["a://1"], "{end:?}");
-            assert!(events.pending.is_empty(), "{end:?}: {:?}", String::from_utf8_lossy(&events.pending));
-        }
     }
 }

@@ -122,7 +122,7 @@ fn meta_without_arguments() {
 #[tokio::test]
 async fn call_parses_arguments_and_returns_the_result() {
     let server = server();
-    let cx = Cx::detached(&server);
+    let cx = server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess));
 
     let ok = get_state.call(cx.clone(), json!({ "id": "a", "fields": ["x", "y"] })).await;
     assert_eq!(ok, Ok(CallOutput::Json(json!({ "id": "m-a", "fields": 2 }))));
@@ -145,7 +145,7 @@ async fn call_parses_arguments_and_returns_the_result() {
 #[tokio::test]
 async fn run_is_the_function_as_written() {
     let server = server();
-    let cx = Cx::detached(&server);
+    let cx = server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess));
     let state = get_state::run(&cx, GetStateArgs { id: "b".into(), fields: None }).await.unwrap();
     assert_eq!((state.id.as_str(), state.fields), ("m-b", 0));
 }

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::transport::{Outbox, Outgoing, Session};
-use tooltable::{Error, Server, operation, table};
+use tooltable::transport::{Outbox, Outgoing, RequestContext, Session};
+use tooltable::{Error, Server, Transport, operation, table};
 
 #[derive(Deserialize, JsonSchema)]
 struct AddNumbers {
@@ -59,8 +59,10 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 struct Counting(Arc<AtomicUsize>);
 
 impl Outbox for Counting {
-    fn send(&self, message: Outgoing) {
-        self.0.fetch_add(message.json.len(), Ordering::Relaxed);
+    fn send(&self, outgoing: Outgoing) {
+        if let Outgoing::Message { json, .. } = outgoing {
+            self.0.fetch_add(json.len(), Ordering::Relaxed);
+        }
     }
 }
 
@@ -72,8 +74,9 @@ fn main() {
     let server = Server::builder(()).operations(table![add_numbers]).build().expect("the table builds");
     let written = Arc::new(AtomicUsize::new(0));
     let session = Session::new(&server, Counting(Arc::clone(&written)));
-    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#);
-    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let context = RequestContext::new(Transport::Stdio);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#, &context);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &context);
 
     let call = |id: usize| {
         format!(
@@ -97,7 +100,7 @@ fn main() {
     time("decode a tools/call line (jsonrpc::decode)", &lines, &|l| {
         drop(black_box(tooltable::transport::jsonrpc::decode(l)))
     });
-    time("ping: decode, answer", &pings, &|l| session.handle_bytes(l));
-    time("tools/call add_numbers: decode ... answer", &lines, &|l| session.handle_bytes(l));
+    time("ping: decode, answer", &pings, &|l| session.handle_bytes(l, &context));
+    time("tools/call add_numbers: decode ... answer", &lines, &|l| session.handle_bytes(l, &context));
     assert!(written.load(Ordering::Relaxed) > 0);
 }

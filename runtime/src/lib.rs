@@ -47,59 +47,50 @@
 
 extern crate self as tooltable;
 
-mod content;
-mod context;
-mod descriptor;
-#[doc(hidden)]
-pub mod jsonrpc;
-mod logging;
-pub mod numbers;
-mod operation;
-mod outcome;
-mod prompts;
-mod request_state;
-mod resources;
-pub mod schema;
-mod server;
-mod session;
-mod table;
-mod tasks;
-mod validate;
-mod wire_names;
+mod api;
+mod engine;
 
 #[doc(hidden)]
-pub mod __private;
+pub use api::expansion as __private;
+pub use api::{numbers, schema};
 
-pub use content::{Content, ContentBlock, ResourceContents};
-pub use context::{ClientRequestError, Cx, InputRequest};
-pub use descriptor::ToolDescriptor;
-pub use logging::LogLevel;
-pub use operation::{Annotations, Operation, RestRoute};
-pub use outcome::{
+pub use api::content::{Content, ContentBlock, ResourceContents};
+pub use api::context::{ClientRequestError, Cx, Era, InputRequest, Principal, Transport};
+pub use api::descriptor::{Annotations, DynamicHandler, DynamicTool, RestRoute, TaskSupport, ToolDescriptor};
+pub use api::logging::LogLevel;
+pub use api::operation::Operation;
+pub use api::outcome::{
     CallOutput, CallResult, Error, ErrorKind, ToolError, ToolFailure, UrlElicitation, UrlElicitationRequired,
 };
 // Named in the compiler's messages about a wrong return type; never written by hand.
 #[doc(hidden)]
-pub use outcome::{IntoCallOutput, IntoCallResult};
-pub use prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
-pub use request_state::{StateError, StateKey};
-pub use resources::{Resource, ResourceRequest, ResourceTemplate};
-pub use server::{Config, ReplaceError, Server, ServerBuilder, ServerInfo, SubscriptionObserver, WeakServer};
-pub use session::{CacheHint, CacheScope};
-pub use table::{DynamicHandler, DynamicTool, TableError};
-pub use tasks::{MemoryTaskStore, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport};
+pub use api::outcome::{IntoCallOutput, IntoCallResult};
+pub use api::prompts::{CompletionRequest, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult, Role};
+pub use api::resources::{Resource, ResourceRequest, ResourceTemplate};
+pub use api::table_error::TableError;
+pub use api::tasks::{MemoryTaskStore, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
+pub use engine::server::{Config, ReplaceError, Server, ServerBuilder, ServerInfo, SubscriptionObserver, WeakServer};
+pub use engine::stateless::request_state::{StateError, StateKey};
+pub use engine::stateless::{CacheHint, CacheScope};
 pub use tooltable_macros::operation;
 
-/// What a transport needs and a server author does not: the session that takes messages in and
-/// gives them out through an [`Outbox`](transport::Outbox), the JSON-RPC codec, the protocol
-/// versions, and the table of tools as the session sees it.
+/// What a transport needs and a server author does not: the session that takes messages in,
+/// each with its [`RequestContext`](transport::RequestContext), and gives them out through an
+/// [`Outbox`](transport::Outbox) as [`Outgoing`](transport::Outgoing) messages and signals; the
+/// JSON-RPC codec; the protocol versions; and the table of tools as the session sees it.
 pub mod transport {
-    pub use crate::jsonrpc;
-    pub use crate::operation::BoxFuture;
-    pub use crate::resources::match_template;
-    pub use crate::session::{
-        HANDSHAKE_VERSIONS, LATEST_VERSION, META_PROTOCOL_VERSION, Outbox, Outgoing, Route, STATELESS_VERSIONS,
-        SUPPORTED_VERSIONS, Session,
-    };
-    pub use crate::table::{Entry, Table};
+    pub use crate::api::context::RequestContext;
+    pub use crate::api::operation::BoxFuture;
+    pub use crate::engine::era::SUPPORTED_VERSIONS;
+    pub use crate::engine::handshake::{HANDSHAKE_VERSIONS, LATEST_VERSION};
+    pub use crate::engine::outbox::{Destination, Outbox, Outgoing};
+    pub use crate::engine::session::Session;
+    pub use crate::engine::stateless::{PROTOCOL_VERSION as META_PROTOCOL_VERSION, STATELESS_VERSIONS};
+    pub use crate::engine::table::{Entry, Table};
+
+    /// JSON-RPC 2.0 framing: decoding one message (or a batch) and encoding responses, errors,
+    /// notifications and requests.
+    pub mod jsonrpc {
+        pub use crate::engine::jsonrpc::*;
+    }
 }

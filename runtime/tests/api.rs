@@ -42,5 +42,8 @@ fn the_public_types_implement_debug() {
     debug::<tooltable::ServerInfo>();
     debug::<tooltable::transport::Session<()>>();
     debug::<tooltable::transport::Outgoing>();
-    debug::<tooltable::transport::Route>();
+    debug::<tooltable::transport::Destination>();
+    debug::<tooltable::transport::RequestContext>();
+    debug::<tooltable::Principal>();
+    debug::<tooltable::WeakServer<()>>();
 }

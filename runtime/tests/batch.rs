@@ -6,7 +6,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tooltable::transport::Route;
+use support::Sent;
+use tooltable::transport::Destination;
 use tooltable::{Cx, Error, Server, operation, table};
 
 mod support;
@@ -44,7 +45,7 @@ fn call(id: i64, ms: u64) -> Value {
 }
 
 /// The next message that is no notification.
-async fn answer(p: &mut Peer) -> (Value, Route) {
+async fn answer(p: &mut Peer) -> (Value, Sent) {
     loop {
         let (msg, route) = p.next().await;
         if msg.get("method").is_none() {
@@ -65,7 +66,7 @@ async fn a_batch_is_answered_with_one_array_in_the_order_of_its_requests() {
     ]);
     p.send(batch);
     let (array, route) = answer(&mut p).await;
-    assert_eq!(route, Route::Session);
+    assert_eq!(route, Sent::To(Destination::Session));
     let ids: Vec<&Value> =
         array.as_array().unwrap_or_else(|| panic!("an array: {array}")).iter().map(|r| &r["id"]).collect();
     assert_eq!(ids, [&json!(1), &json!(2), &Value::Null, &json!(3)], "{array}");
@@ -132,7 +133,7 @@ async fn other_revisions_refuse_a_batch_with_a_clear_error() {
 async fn closing_the_session_ends_a_batch_unanswered() {
     let p = peer("2025-03-26").await;
     let members = tooltable::transport::jsonrpc::decode_batch(format!("[{}]", call(1, 10_000)).as_bytes());
-    let rx = p.session.handle_batch(vec![members.unwrap().remove(0)]);
+    let rx = p.session.handle_batch(vec![members.unwrap().remove(0)], &support::CONTEXT);
     p.session.close();
     assert!(rx.await.is_err(), "the receiver sees the session closed");
 }

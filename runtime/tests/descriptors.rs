@@ -3,7 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{Content, ContentBlock, Cx, Error, ErrorKind, Server, TableError, ToolError, operation, table};
+use tooltable::transport::RequestContext;
+use tooltable::{Content, ContentBlock, Cx, Error, ErrorKind, Server, TableError, ToolError, Transport, operation, table};
 
 #[derive(Default)]
 struct Models;
@@ -245,7 +246,7 @@ fn a_table_with_a_duplicate_name_is_refused() {
 #[tokio::test]
 async fn errors_are_plain_rust_types_with_a_parsed_body() {
     let s = server();
-    let outcome = s.call_tool(Cx::detached(&s), "mutate", Some(json!({ "id": "m", "mutations": {} }))).await.unwrap();
+    let outcome = s.call_tool(s.cx(&RequestContext::new(Transport::InProcess)), "mutate", Some(json!({ "id": "m", "mutations": {} }))).await.unwrap();
     let failure = outcome.unwrap_err();
     assert_eq!(failure.kind, ErrorKind::InvalidInput);
     assert_eq!(

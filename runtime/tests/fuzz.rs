@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tooltable::transport::jsonrpc::{self, Incoming, RequestId};
-use tooltable::transport::{Outgoing, Route};
+use tooltable::transport::{Destination, Outgoing};
 use tooltable::{Cx, Error, Server, operation, table};
 
 #[path = "../../tests/fuzz.rs"]
@@ -141,13 +141,14 @@ fn answerable(line: &[u8]) -> Option<RequestId> {
 fn answers(out: &[Outgoing]) -> Result<BTreeMap<RequestId, usize>, String> {
     let mut answered = BTreeMap::new();
     for msg in out {
-        let json: Value = if msg.json.is_empty() {
+        let (text, sent) = support::split(msg.clone());
+        let json: Value = if text.is_empty() {
             Value::Null
         } else {
-            serde_json::from_str(&msg.json).map_err(|e| format!("not JSON ({e}): {}", msg.json))?
+            serde_json::from_str(&text).map_err(|e| format!("not JSON ({e}): {text}"))?
         };
-        match &msg.route {
-            Route::Reply(id) => {
+        match &sent {
+            support::Sent::To(Destination::Response(id)) => {
                 let is_answer =
                     json.get("method").is_none() && (json.get("result").is_some() != json.get("error").is_some());
                 if !is_answer || RequestId::from_json(json["id"].clone()).as_ref() != Some(id) {
@@ -155,10 +156,10 @@ fn answers(out: &[Outgoing]) -> Result<BTreeMap<RequestId, usize>, String> {
                 }
                 *answered.entry(id.clone()).or_default() += 1;
             }
-            Route::Cancelled(id) => *answered.entry(id.clone()).or_default() += 1,
-            Route::During(_) | Route::Session | Route::CloseStream(_) => {
+            support::Sent::Cancelled(id) => *answered.entry(id.clone()).or_default() += 1,
+            support::Sent::To(Destination::During(_) | Destination::Session) | support::Sent::CloseStream(_) => {
                 if json.get("method").is_none() && !json.is_null() && !json["id"].is_null() {
-                    return Err(format!("an answer to {} routed as {:?}: {json}", json["id"], msg.route));
+                    return Err(format!("an answer to {} sent as {sent:?}: {json}", json["id"]));
                 }
             }
         }
@@ -177,7 +178,7 @@ async fn exchange(server: &Server<()>, phase: u8, lines: &[Vec<u8>]) -> Result<(
         if let Some(id) = answerable(line) {
             *expected.entry(id).or_default() += 1;
         }
-        catch_unwind(AssertUnwindSafe(|| peer.session.handle_bytes(line)))
+        catch_unwind(AssertUnwindSafe(|| peer.session.handle_bytes(line, &support::CONTEXT)))
             .map_err(|_| format!("the session panicked on {}", String::from_utf8_lossy(line)))?;
     }
     tokio::time::timeout(CASE_LIMIT, peer.session.drain(CASE_LIMIT))

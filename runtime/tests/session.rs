@@ -6,7 +6,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tooltable::transport::{Route, Session};
+use support::{CONTEXT, Sent};
+use tooltable::transport::{Destination, Outgoing, Session};
 use tooltable::{Cx, Error, Server, UrlElicitation, UrlElicitationRequired, operation, table};
 
 mod support;
@@ -123,7 +124,7 @@ async fn url_elicitation_then_completion_within_the_call() {
     };
     assert_eq!(
         route,
-        Route::During(tooltable::transport::jsonrpc::RequestId::Number(1)),
+        Sent::To(Destination::During(tooltable::transport::jsonrpc::RequestId::Number(1))),
         "routed with the call that asked"
     );
     assert_eq!(request["params"]["mode"], "url");
@@ -135,7 +136,7 @@ async fn url_elicitation_then_completion_within_the_call() {
     assert_eq!(complete["params"]["elicitationId"], "el-1");
     let (response, route) = p.next().await;
     assert_eq!(response["result"]["structuredContent"], json!({ "action": "accept" }));
-    assert_eq!(route, Route::Reply(tooltable::transport::jsonrpc::RequestId::Number(1)));
+    assert_eq!(route, Sent::To(Destination::Response(tooltable::transport::jsonrpc::RequestId::Number(1))));
 }
 
 #[tokio::test]
@@ -182,27 +183,25 @@ fn a_call_cancelled_during_its_first_run_is_dropped_not_started() {
     let server = Server::builder(()).operations(table![hold]).build().unwrap();
     let (outbox, mut out) = tokio::sync::mpsc::unbounded_channel();
     let session = Session::new(&server, outbox);
-    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#);
-    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#, &CONTEXT);
+    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &CONTEXT);
     std::thread::scope(|s| {
         // Over HTTP the call and its cancellation arrive on different threads, as here.
         s.spawn(|| {
             let _in_runtime = runtime.enter();
-            session.handle_bytes(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}"#);
+            session.handle_bytes(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}"#, &CONTEXT);
         });
         while HOLD_STEP.load(Ordering::SeqCst) != 1 {
             std::thread::yield_now();
         }
-        session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+        session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, &CONTEXT);
         HOLD_STEP.store(2, Ordering::SeqCst);
     });
     assert!(HOLD_DROPPED.load(Ordering::SeqCst), "the cancelled call lives on in a task nobody can stop");
     while let Ok(msg) = out.try_recv() {
         // The cancellation's own signal to the transport carries no message.
-        if matches!(msg.route, Route::Cancelled(_)) {
-            continue;
-        }
-        let msg: Value = serde_json::from_str(&msg.json).unwrap();
+        let Outgoing::Message { json, .. } = msg else { continue };
+        let msg: Value = serde_json::from_str(&json).unwrap();
         assert!(msg["id"] != 1 || msg.get("method").is_some(), "a cancelled call was answered: {msg}");
     }
 }

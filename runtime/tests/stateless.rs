@@ -332,7 +332,10 @@ async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
         json!({ "toolsListChanged": true, "resourceSubscriptions": ["test://a"] }),
         "only what the server honours"
     );
-    assert_eq!(route, tooltable::transport::Route::During(tooltable::transport::jsonrpc::RequestId::Number(7)));
+    assert_eq!(
+        route,
+        support::Sent::To(tooltable::transport::Destination::During(tooltable::transport::jsonrpc::RequestId::Number(7)))
+    );
 
     server.resource_updated("test://a");
     let (updated, _) = p.next().await;
@@ -356,7 +359,7 @@ async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
     let (_, route) = p.next().await;
     assert_eq!(
         route,
-        tooltable::transport::Route::Cancelled(tooltable::transport::jsonrpc::RequestId::Number(7)),
+        support::Sent::Cancelled(tooltable::transport::jsonrpc::RequestId::Number(7)),
         "the stream is let go of"
     );
     server.resource_updated("test://a");

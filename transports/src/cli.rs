@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
 use tokio::runtime::Builder;
-use tooltable::{CallOutput, Cx, Server};
+use tooltable::transport::RequestContext;
+use tooltable::{CallOutput, Server, Transport};
 
 use crate::forward;
 use crate::http::api_key::ApiKey;
@@ -441,7 +442,7 @@ async fn call<S: Send + Sync + 'static>(server: &Server<S>, tool: &str, argument
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match server.call_tool(Cx::detached(server), tool, Some(args)).await {
+    match server.call_tool(server.cx(&RequestContext::new(Transport::InProcess)), tool, Some(args)).await {
         Ok(Ok(CallOutput::Json(v))) => {
             print_json(&v);
             ExitCode::SUCCESS

@@ -16,8 +16,8 @@ pub const NOTE_URI: &str = "notes://note/{id}";
 
 /// Tells the clients subscribed to the index or to the note that it changed.
 pub fn announce_change(cx: &Cx<Notebook>, note_id: u64) {
-    cx.server().resource_updated(INDEX_URI);
-    cx.server().resource_updated(&NOTE_URI.replace("{id}", &note_id.to_string()));
+    cx.resource_updated(INDEX_URI);
+    cx.resource_updated(&NOTE_URI.replace("{id}", &note_id.to_string()));
 }
 
 pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {

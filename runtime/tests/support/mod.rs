@@ -8,8 +8,29 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
-use tooltable::Server;
-use tooltable::transport::{Outgoing, Route, Session};
+use tooltable::transport::jsonrpc::RequestId;
+use tooltable::transport::{Destination, Outgoing, RequestContext, Session};
+use tooltable::{Server, Transport};
+
+/// What the tests' messages come with: no principal, over no transport in particular.
+pub const CONTEXT: RequestContext = RequestContext::new(Transport::InProcess);
+
+/// Where a session's output went: a message to its destination, or a signal without a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sent {
+    To(Destination),
+    CloseStream(RequestId),
+    Cancelled(RequestId),
+}
+
+/// The JSON of an outgoing message (null for a signal) and where it went.
+pub fn split(out: Outgoing) -> (String, Sent) {
+    match out {
+        Outgoing::Message { json, destination } => (json, Sent::To(destination)),
+        Outgoing::CloseStream(id) => (String::new(), Sent::CloseStream(id)),
+        Outgoing::Cancelled(id) => (String::new(), Sent::Cancelled(id)),
+    }
+}
 
 pub struct Peer<S: Send + Sync + 'static> {
     pub session: Session<S>,
@@ -32,20 +53,21 @@ impl<S: Send + Sync + 'static> Peer<S> {
     pub fn initialized_as(server: &Server<S>, version: &str, capabilities: Value) -> Self {
         let mut peer = Peer::connect(server);
         peer.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": version, "capabilities": capabilities } }));
-        peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        peer.session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &CONTEXT);
         peer
     }
 
     pub fn send(&mut self, msg: Value) {
-        self.session.handle_bytes(msg.to_string().as_bytes());
+        self.session.handle_bytes(msg.to_string().as_bytes(), &CONTEXT);
     }
 
-    pub async fn next(&mut self) -> (Value, Route) {
+    pub async fn next(&mut self) -> (Value, Sent) {
         let msg =
             tokio::time::timeout(Duration::from_secs(5), self.out.recv()).await.expect("a message").expect("open");
-        // Routes that carry no message (a cancelled request, a stream to close) come as null.
-        let json = if msg.json.is_empty() { Value::Null } else { serde_json::from_str(&msg.json).unwrap() };
-        (json, msg.route)
+        // Signals that carry no message (a cancelled request, a stream to close) come as null.
+        let (json, sent) = split(msg);
+        let json = if json.is_empty() { Value::Null } else { serde_json::from_str(&json).unwrap() };
+        (json, sent)
     }
 
     /// The next message that is neither the handshake's answer nor a notification.

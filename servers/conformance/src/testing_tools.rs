@@ -83,14 +83,14 @@ pub async fn add_tool(cx: &Cx<()>, args: ToolName) -> Result<Value, Error> {
     let schema = json!({ "type": "object", "properties": { "text": { "type": "string" } } });
     let descriptor = ToolDescriptor::new(args.name.clone(), "Echoes its arguments (added at run time).", schema);
     let tool = DynamicTool::new(descriptor, |_cx, args| async move { Ok(CallOutput::Json(json!({ "echo": args }))) });
-    cx.server().add_tool(tool).map_err(|e| Error::invalid_input(e.to_string()))?;
+    cx.add_tool(tool).map_err(|e| Error::invalid_input(e.to_string()))?;
     Ok(json!({ "added": args.name }))
 }
 
 /// Removes a tool added at run time.
 #[operation(destructive, idempotent)]
 pub async fn remove_tool(cx: &Cx<()>, args: ToolName) -> Result<Value, Error> {
-    if !cx.server().remove_tool(&args.name) {
+    if !cx.remove_tool(&args.name) {
         return Err(Error::not_found(format!("no dynamic tool named {:?}", args.name)));
     }
     Ok(json!({ "removed": args.name }))
@@ -104,7 +104,7 @@ pub struct TouchArgs {
 /// Announces that a resource changed: subscribed sessions get `notifications/resources/updated`.
 #[operation(idempotent)]
 pub async fn touch_resource(cx: &Cx<()>, args: TouchArgs) -> Result<Value, Error> {
-    cx.server().resource_updated(&args.uri);
+    cx.resource_updated(&args.uri);
     Ok(json!({ "touched": args.uri }))
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tooltable::{Cx, Server};
+use tooltable::Server;
 use tooltable_golden::client::{Client, StdioClient};
 
 use entities::tools::service::Service;
@@ -39,7 +39,7 @@ fn server(root: &Path) -> Server<Service> {
 }
 
 async fn call(server: &Server<Service>, tool: &str, args: Value) {
-    let outcome = server.call_tool(Cx::detached(server), tool, Some(args)).await.unwrap();
+    let outcome = server.call_tool(server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess)), tool, Some(args)).await.unwrap();
     assert!(outcome.is_ok(), "{tool} failed");
 }
 

@@ -13,7 +13,6 @@ mod timing;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use tooltable::Cx;
 
 const RUNS: usize = 200;
 const ID: &str = "car-loan-calculator";
@@ -38,7 +37,7 @@ fn main() {
 
     let server = valem::server().expect("the tool table builds");
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
-    let call = |tool: &str, args: Value| runtime.block_on(server.call_tool(Cx::detached(&server), tool, Some(args)));
+    let call = |tool: &str, args: Value| runtime.block_on(server.call_tool(server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess)), tool, Some(args)));
     for (tool, args) in &setup {
         call(tool, args.clone()).expect("known tool").expect("set up");
     }

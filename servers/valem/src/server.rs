@@ -176,12 +176,9 @@ fn server_on(models: Models) -> Result<Server<Models>, TableError> {
 /// A model's merged state, read through `get_state`: in process, or from the remote instance when
 /// the tool is forwarded, so a read sees the state wherever the models live.
 async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, ToolFailure> {
-    let server = cx.server().clone();
-    match server.call_tool(cx, "get_state", Some(serde_json::json!({ "id": id }))).await {
-        Ok(Ok(CallOutput::Json(state))) => Ok(state),
-        Ok(Ok(CallOutput::Content(_))) => Err(ToolFailure::new(ErrorKind::Internal, "get_state answered no JSON")),
-        Ok(Err(failure)) => Err(failure),
-        Err(e) => Err(ToolFailure::new(ErrorKind::Internal, e.message)),
+    match cx.call_tool("get_state", serde_json::json!({ "id": id })).await? {
+        CallOutput::Json(state) => Ok(state),
+        CallOutput::Content(_) => Err(ToolFailure::new(ErrorKind::Internal, "get_state answered no JSON")),
     }
 }
 

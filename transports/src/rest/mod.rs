@@ -7,7 +7,8 @@ pub mod routes;
 
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};
-use tooltable::{CallOutput, Cx, ErrorKind};
+use tooltable::transport::RequestContext;
+use tooltable::{CallOutput, ErrorKind, Transport};
 
 use crate::http::HttpContext;
 use crate::http::body::{self, HttpResponse, RequestBody};
@@ -48,7 +49,7 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
         Err(e) => return body::error(StatusCode::BAD_REQUEST, e.0),
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
-    let (status, value) = match entry.call(Cx::detached(&cx.server), Some(args)).await {
+    let (status, value) = match entry.call(cx.server.cx(&RequestContext::new(Transport::Rest)), Some(args)).await {
         Ok(Ok(CallOutput::Json(value))) => (status, value),
         Ok(Ok(CallOutput::Content(content))) => (status, serde_json::json!(content)),
         Ok(Err(failure)) => {

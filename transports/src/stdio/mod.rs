@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tooltable::Server;
 use tooltable::transport::jsonrpc::{self, RpcError};
-use tooltable::transport::{Outbox, Outgoing, Route, Session};
+use tooltable::transport::{Destination, Outbox, Outgoing, RequestContext, Session};
 
 use lines::{Line, LineReader};
 use output::LineSink;
@@ -45,6 +45,10 @@ impl Default for StdioOptions {
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What every message over stdio comes with: the transport, and no principal (the client is
+/// whoever started the process).
+const STDIO: RequestContext = RequestContext::new(tooltable::Transport::Stdio);
 
 /// Serves one session on the process's stdin and stdout until stdin ends, blocking the calling
 /// thread, which reads stdin and answers the calls that finish at once. Calls that wait run on
@@ -111,7 +115,7 @@ fn read_lines<S: Send + Sync + 'static>(
                     bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
                 }
                 if !bytes.iter().all(u8::is_ascii_whitespace) {
-                    session.handle_bytes(bytes);
+                    session.handle_bytes(bytes, &STDIO);
                 }
             }
             Line::TooLong { len, head } => {
@@ -122,7 +126,7 @@ fn read_lines<S: Send + Sync + 'static>(
                 ));
                 // Answered with the request's id when its start names one, so no client waits on it.
                 match partial::request_id(head.strip_prefix(BOM).unwrap_or(head)) {
-                    Some(id) => output.send(Outgoing { json: jsonrpc::error(Some(&id), &e), route: Route::Reply(id) }),
+                    Some(id) => output.send(Outgoing::message(jsonrpc::error(Some(&id), &e), Destination::Response(id))),
                     None => session.reject(&e),
                 }
             }
@@ -174,7 +178,7 @@ mod tests {
     #[test]
     fn an_answer_after_the_hangup_is_reported_lost() {
         after_hangup(|output| {
-            output.send(Outgoing { json: "{}".into(), route: Route::Session });
+            output.send(Outgoing::message("{}".into(), Destination::Session));
             let e = output.finish(Duration::from_secs(1)).unwrap_err();
             assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
         });

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tooltable::transport::{Outbox, Outgoing, Route};
+use tooltable::transport::{Outbox, Outgoing};
 
 use super::fd::{self, NonBlocking};
 
@@ -114,12 +114,10 @@ impl LineSink {
 }
 
 impl Outbox for LineSink {
-    fn send(&self, message: Outgoing) {
+    fn send(&self, outgoing: Outgoing) {
         // A pipe has no streams to close or let go of.
-        if matches!(message.route, Route::CloseStream(_) | Route::Cancelled(_)) {
-            return;
-        }
-        let mut line = message.json.into_bytes();
+        let Outgoing::Message { json, .. } = outgoing else { return };
+        let mut line = json.into_bytes();
         line.push(b'\n');
         let mut state = self.0.lock();
         if state.hung_up && state.error.is_none() {

@@ -2,7 +2,8 @@
 //! gives what calling the tool in the server's own process gives, failures included.
 
 use serde_json::{Value, json};
-use tooltable::{Cx, ErrorKind};
+use tooltable::transport::RequestContext;
+use tooltable::{ErrorKind, Transport};
 use tooltable_transports::forward::{Options, Remote};
 
 use crate::support::{call_in_process, forwarding, own_descriptors, serve, workspace};
@@ -96,7 +97,7 @@ async fn the_conformance_servers_rest_tool_is_forwarded_and_its_422_keeps_its_vi
     // The forwarding server validates too; the handler itself is called to reach the remote's check.
     let tool = remote.tools::<()>().into_iter().find(|t| t.descriptor.name == "add_numbers").unwrap();
     let bad = json!({ "a": "two", "b": 40 });
-    let failure = (tool.handler)(Cx::detached(&server), bad.clone()).await.unwrap_err();
+    let failure = (tool.handler)(server.cx(&RequestContext::new(Transport::InProcess)), bad.clone()).await.unwrap_err();
     assert_eq!(failure.kind, ErrorKind::InvalidInput);
     assert_eq!(failure.body["error"], "Invalid arguments");
     assert_eq!(failure.body["violations"][0]["path"], "/a", "{}", failure.body);

@@ -29,7 +29,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(http: &HttpSession<S>, bytes:
     }
     // Released however the POST ends, its client gone included.
     let _held = Held { http, ids };
-    match http.session.handle_batch(members).await {
+    match http.session.handle_batch(members, &super::HTTP).await {
         Ok(Some(array)) => with_session(body::json_text(StatusCode::OK, array), http),
         Ok(None) => with_session(body::empty(StatusCode::ACCEPTED), http),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &RpcError::internal("the session closed")),

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
-use tooltable::transport::SUPPORTED_VERSIONS;
+use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 
 use super::HttpContext;
@@ -25,6 +25,8 @@ use streams::FirstAnswer;
 pub const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
+/// What each message POSTed to `/mcp` comes with.
+const HTTP: RequestContext = RequestContext::new(tooltable::Transport::Http);
 
 /// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
 pub async fn handle<S: Send + Sync + 'static>(
@@ -154,13 +156,13 @@ async fn post<S: Send + Sync + 'static>(
         }
     };
     let Message::Request { id, .. } = &message else {
-        http.session.handle(message);
+        http.session.handle(message, &HTTP);
         return with_session(body::empty(StatusCode::ACCEPTED), &http);
     };
     let id = id.clone();
     let keepalive = cx.options.sse_keepalive;
     let response =
-        exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message)).await;
+        exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message, &HTTP)).await;
     if initialize {
         if http.session.is_initialized() {
             return with_session(response, &http);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use hyper::body::Bytes;
 use tokio::sync::oneshot;
 use tooltable::transport::jsonrpc::RequestId;
-use tooltable::transport::{Outgoing, Route};
+use tooltable::transport::{Destination, Outgoing};
 
 use super::logs::{EventLogs, GET_STREAM, LogBudget, Resumable};
 use crate::http::event_channel::{self, EventReceiver, EventSender, SendError};
@@ -92,28 +92,28 @@ impl Streams {
 
     /// Sends one outgoing message where it belongs.
     pub fn route(&mut self, msg: Outgoing) {
-        match msg.route {
-            Route::Reply(id) => {
+        match msg {
+            Outgoing::Message { json, destination: Destination::Response(id) } => {
                 if let Some(waiter) = self.waiting.remove(&id) {
-                    let _ = waiter.answer.send(FirstAnswer::Json(msg.json));
+                    let _ = waiter.answer.send(FirstAnswer::Json(json));
                 } else if let Some(stream) = self.carriers.remove(&id) {
-                    self.emit(stream, &msg.json);
+                    self.emit(stream, &json);
                     self.finish(stream);
                 } else {
-                    self.emit(GET_STREAM, &msg.json);
+                    self.emit(GET_STREAM, &json);
                 }
             }
-            Route::During(id) => {
+            Outgoing::Message { json, destination: Destination::During(id) } => {
                 let stream = self.stream_for(&id).unwrap_or(GET_STREAM);
-                self.emit(stream, &msg.json);
+                self.emit(stream, &json);
             }
-            Route::Session => self.emit(GET_STREAM, &msg.json),
-            Route::CloseStream(id) => {
+            Outgoing::Message { json, destination: Destination::Session } => self.emit(GET_STREAM, &json),
+            Outgoing::CloseStream(id) => {
                 if let Some(stream) = self.stream_for(&id) {
                     self.live.remove(&stream);
                 }
             }
-            Route::Cancelled(id) => {
+            Outgoing::Cancelled(id) => {
                 if let Some(waiter) = self.waiting.remove(&id) {
                     let _ = waiter.answer.send(FirstAnswer::Cancelled);
                 } else if let Some(stream) = self.carriers.remove(&id) {
@@ -258,8 +258,8 @@ mod tests {
         Streams::new(500, 1 << 20, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable)
     }
 
-    fn msg(json: &str, route: Route) -> Outgoing {
-        Outgoing { json: json.into(), route }
+    fn msg(json: &str, destination: Destination) -> Outgoing {
+        Outgoing::message(json.into(), destination)
     }
 
     fn drain(rx: &mut EventReceiver) -> Vec<String> {
@@ -270,7 +270,7 @@ mod tests {
     fn a_lone_response_is_answered_as_json() {
         let mut s = streams();
         let mut rx = s.expect(RequestId::Number(1), true);
-        s.route(msg("{\"r\":1}", Route::Reply(RequestId::Number(1))));
+        s.route(msg("{\"r\":1}", Destination::Response(RequestId::Number(1))));
         assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Json(j)) if j == "{\"r\":1}"));
         assert!(!s.is_pending(&RequestId::Number(1)));
     }
@@ -280,9 +280,9 @@ mod tests {
         let mut s = streams();
         let id = RequestId::Number(1);
         let mut rx = s.expect(id.clone(), true);
-        s.route(msg("{\"n\":1}", Route::During(id.clone())));
+        s.route(msg("{\"n\":1}", Destination::During(id.clone())));
         let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
-        s.route(msg("{\"r\":1}", Route::Reply(id.clone())));
+        s.route(msg("{\"r\":1}", Destination::Response(id.clone())));
         let frames = drain(&mut events);
         assert_eq!(frames[0], "id: 1-0\nretry: 500\ndata: \n\n");
         assert_eq!(frames[1], "id: 1-1\nevent: message\ndata: {\"n\":1}\n\n");
@@ -295,12 +295,12 @@ mod tests {
         let mut s = streams();
         let id = RequestId::Number(7);
         let mut rx = s.expect(id.clone(), true);
-        s.route(msg("", Route::CloseStream(id.clone())));
+        s.route(Outgoing::CloseStream(id.clone()));
         let Ok(FirstAnswer::Stream(mut first)) = rx.try_recv() else { panic!("a stream") };
         let priming = drain(&mut first);
         assert_eq!(priming, ["id: 1-0\nretry: 500\ndata: \n\n"]);
-        s.route(msg("{\"other\":1}", Route::Session));
-        s.route(msg("{\"r\":7}", Route::Reply(id)));
+        s.route(msg("{\"other\":1}", Destination::Session));
+        s.route(msg("{\"r\":7}", Destination::Response(id)));
         let mut resumed = s.attach(Some("1-0"));
         assert_eq!(drain(&mut resumed), ["id: 1-2\nevent: message\ndata: {\"r\":7}\n\n"]);
     }
@@ -310,13 +310,13 @@ mod tests {
         let mut s = streams();
         let waiting = RequestId::Number(1);
         let mut rx = s.expect(waiting.clone(), true);
-        s.route(msg("", Route::Cancelled(waiting.clone())));
+        s.route(Outgoing::Cancelled(waiting.clone()));
         assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Cancelled)));
         let streaming = RequestId::Number(2);
         let mut rx = s.expect(streaming.clone(), true);
-        s.route(msg("{\"n\":1}", Route::During(streaming.clone())));
+        s.route(msg("{\"n\":1}", Destination::During(streaming.clone())));
         let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
-        s.route(msg("", Route::Cancelled(streaming.clone())));
+        s.route(Outgoing::Cancelled(streaming.clone()));
         assert_eq!(drain(&mut events).len(), 2, "priming and the notification, then the end");
         assert!(events.try_recv().is_none());
         assert!(!s.is_pending(&waiting) && !s.is_pending(&streaming));
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn get_stream_events_wait_for_the_first_get() {
         let mut s = streams();
-        s.route(msg("{\"log\":1}", Route::Session));
+        s.route(msg("{\"log\":1}", Destination::Session));
         let mut get = s.attach(None);
         let frames = drain(&mut get);
         assert_eq!(frames.len(), 2, "priming, then the held event: {frames:?}");
@@ -339,13 +339,13 @@ mod tests {
         let mut s = streams();
         let first = s.attach(None);
         drop(first);
-        s.route(msg("{\"log\":1}", Route::Session));
-        s.route(msg("{\"log\":2}", Route::Session));
+        s.route(msg("{\"log\":1}", Destination::Session));
+        s.route(msg("{\"log\":2}", Destination::Session));
         let mut resumed = s.attach(Some("0-0"));
         let replayed = drain(&mut resumed);
         assert_eq!(replayed.len(), 2, "both missed events: {replayed:?}");
         drop(resumed);
-        s.route(msg("{\"log\":3}", Route::Session));
+        s.route(msg("{\"log\":3}", Destination::Session));
         let mut plain = s.attach(None);
         let frames = drain(&mut plain);
         assert_eq!(frames.len(), 2, "priming, then only the event no stream took: {frames:?}");
@@ -362,7 +362,7 @@ mod tests {
         let mut get = s.attach(None);
         let pad = "x".repeat(100);
         for i in 0..5 {
-            s.route(msg(&format!("{{\"log\":{i},\"pad\":\"{pad}\"}}"), Route::Session));
+            s.route(msg(&format!("{{\"log\":{i},\"pad\":\"{pad}\"}}"), Destination::Session));
         }
         assert!(!s.has_open_stream(), "closed once its client was more than 400 bytes behind");
         let queued = drain(&mut get);
@@ -379,7 +379,7 @@ mod tests {
     fn held_get_stream_events_are_bounded_by_the_log() {
         let mut s = streams();
         for i in 0..=LOG_EVENTS {
-            s.route(msg(&format!("{{\"log\":{i}}}"), Route::Session));
+            s.route(msg(&format!("{{\"log\":{i}}}"), Destination::Session));
         }
         let mut get = s.attach(None);
         let frames = drain(&mut get);
@@ -393,8 +393,8 @@ mod tests {
         let mut get = s.attach(None);
         let id = RequestId::Number(2);
         let mut rx = s.expect(id.clone(), false);
-        s.route(msg("{\"n\":2}", Route::During(id.clone())));
-        s.route(msg("{\"r\":2}", Route::Reply(id)));
+        s.route(msg("{\"n\":2}", Destination::During(id.clone())));
+        s.route(msg("{\"r\":2}", Destination::Response(id)));
         assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Json(_))));
         let frames = drain(&mut get);
         assert_eq!(frames.len(), 2, "priming and the notification: {frames:?}");

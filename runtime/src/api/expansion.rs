@@ -1,0 +1,99 @@
+//! What the `#[operation]` expansion calls. Not a public API: names here may change at any time.
+
+pub use crate::api::operation::{BoxFuture, OperationMeta, StaticRestRoute};
+pub use crate::api::outcome::{CallResult, IntoCallResult};
+pub use serde_json::Value;
+
+use std::marker::PhantomData;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::api::outcome::{ErrorKind, IntoCallOutput, ToolFailure};
+
+/// The argument type of an operation that takes none: an empty object.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+impl JsonSchema for NoArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArgs".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "object", "properties": {}, "additionalProperties": false })
+    }
+}
+
+/// What an operation's argument type must be to be read from the call's JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an operation's argument type: it is not `serde::Deserialize`",
+    note = "derive `serde::Deserialize` for it: the arguments are parsed from the call's JSON object"
+)]
+pub trait ParsedArgs: DeserializeOwned {}
+
+impl<T: DeserializeOwned> ParsedArgs for T {}
+
+/// What an operation's argument type must be to give the tool its inputSchema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot describe an operation's arguments: it is not `schemars::JsonSchema`",
+    note = "derive `schemars::JsonSchema` for it, or give the schema with `input_schema = ...`"
+)]
+pub trait DescribedArgs: JsonSchema {}
+
+impl<T: JsonSchema> DescribedArgs for T {}
+
+/// The inputSchema of an argument type.
+pub fn input_schema<T: DescribedArgs>() -> Value {
+    crate::api::schema::input_schema_of::<T>()
+}
+
+/// Finds the error type's schema, when it has one, by autoref specialisation: for
+/// `ErrorSchemaProbe<Result<T, E>>` with `E: JsonSchema` the method of [`StatedErrorSchema`]
+/// applies; for any other type only [`NoErrorSchema`]'s, one reference further, does.
+pub struct ErrorSchemaProbe<R>(pub PhantomData<R>);
+
+pub trait StatedErrorSchema {
+    fn error_schema(&self) -> Option<Value>;
+}
+
+impl<T, E: JsonSchema> StatedErrorSchema for ErrorSchemaProbe<Result<T, E>> {
+    fn error_schema(&self) -> Option<Value> {
+        Some(crate::api::schema::schema_of::<E>())
+    }
+}
+
+pub trait NoErrorSchema {
+    fn error_schema(&self) -> Option<Value>;
+}
+
+impl<R> NoErrorSchema for &ErrorSchemaProbe<R> {
+    fn error_schema(&self) -> Option<Value> {
+        None
+    }
+}
+
+/// The outputSchema implied by an operation's return type.
+pub fn output_schema<R: IntoCallResult>() -> Option<Value> {
+    R::output_schema()
+}
+
+/// The outputSchema of `output = T`.
+pub fn explicit_output_schema<T: IntoCallOutput>() -> Option<Value> {
+    T::output_schema()
+}
+
+/// Deserialises validated arguments; what serde still refuses is an invalid-input failure.
+pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, CallResult> {
+    serde_json::from_value(args).map_err(|e| {
+        Err(ToolFailure {
+            kind: ErrorKind::InvalidInput,
+            body: serde_json::json!({ "error": "Invalid arguments", "message": e.to_string() }),
+        })
+    })
+}
+
+/// Turns what the function returned into the table's outcome.
+pub fn into_call_result<R: IntoCallResult>(r: R) -> CallResult {
+    r.into_call_result()
+}

@@ -1,0 +1,74 @@
+//! One task as the store keeps it.
+
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::api::rpc::RpcError;
+
+/// Where a task is in its life; the last three are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
+    }
+}
+
+/// How a task ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskEnd {
+    /// The call's result, as `tools/call` would have answered it (a tool error included).
+    Completed(Value),
+    /// A protocol error: the handler panicked or the server failed.
+    Failed(RpcError),
+    Cancelled,
+}
+
+/// A task: its state, the questions it waits on, the answers not yet taken, and its end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    pub id: String,
+    pub status: TaskStatus,
+    pub created_at: SystemTime,
+    pub last_updated_at: SystemTime,
+    /// How long the task is kept after it was created.
+    pub ttl: Duration,
+    /// Questions waiting for the client, by key: `{method, params}` each.
+    pub input_requests: Map<String, Value>,
+    /// Answers the client gave that the task has not taken yet.
+    pub answers: Map<String, Value>,
+    pub end: Option<TaskEnd>,
+}
+
+impl TaskRecord {
+    /// A new task, `working`.
+    pub fn new(id: String, ttl: Duration) -> Self {
+        let now = SystemTime::now();
+        TaskRecord {
+            id,
+            status: TaskStatus::Working,
+            created_at: now,
+            last_updated_at: now,
+            ttl,
+            input_requests: Map::new(),
+            answers: Map::new(),
+            end: None,
+        }
+    }
+
+    /// Moves the task to `status` now.
+    pub fn set_status(&mut self, status: TaskStatus) {
+        self.status = status;
+        self.last_updated_at = SystemTime::now();
+    }
+}

@@ -1,0 +1,178 @@
+//! A `tools/call` result from an operation's outcome: the pretty-printed JSON as a text block,
+//! `structuredContent` when the value is an object, `isError` for tool failures, and the
+//! result-size guard.
+
+use jsonschema::Validator;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::api::content::{Content, ContentBlock};
+use crate::api::outcome::{CallOutput, CallResult};
+use crate::engine::table::validate::{self, Violation};
+use crate::engine::wire;
+
+/// A `tools/call` result, serialized as it stands: no intermediate JSON value is built.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolResult {
+    content: Blocks,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: Option<Value>,
+    is_error: bool,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Blocks {
+    /// The pretty-printed JSON of the value, as one text block.
+    Text([ContentBlock; 1]),
+    /// The operation's own content blocks.
+    Content(Content),
+}
+
+/// Shapes one outcome. `structured` is false for revisions before 2025-06-18. `output` is the
+/// tool's compiled outputSchema: an error body it does not admit goes in the text block only,
+/// since a client that validates `structuredContent` against it would turn the tool's error
+/// into a protocol error.
+pub(crate) fn tool_result(
+    outcome: CallResult,
+    limit: usize,
+    structured: bool,
+    output: Option<&Validator>,
+) -> ToolResult {
+    let (value, is_error) = match outcome {
+        Ok(CallOutput::Content(content)) => {
+            return ToolResult { content: Blocks::Content(content), structured_content: None, is_error: false };
+        }
+        Ok(CallOutput::Json(v)) => (v, false),
+        Err(failure) => (failure.body, true),
+    };
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    if text.len() > limit {
+        let chars = text.chars().count();
+        if chars > limit {
+            // The note keeps the outcome's isError: a committed write must never look failed,
+            // or the caller would retry it.
+            let value = too_large(chars, limit);
+            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            return with_text(text, value, is_error, structured, output);
+        }
+    }
+    with_text(text, value, is_error, structured, output.filter(|_| is_error))
+}
+
+/// `check`: the outputSchema a body must satisfy to travel as `structuredContent` (a tool's own
+/// success needs no check).
+fn with_text(text: String, value: Value, is_error: bool, structured: bool, check: Option<&Validator>) -> ToolResult {
+    let admitted = check.is_none_or(|schema| schema.is_valid(&value));
+    ToolResult {
+        content: Blocks::Text([ContentBlock::text(text)]),
+        structured_content: (structured && admitted && value.is_object()).then_some(value),
+        is_error,
+    }
+}
+
+/// The note that stands for a result over the limit.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TooLarge {
+    error: &'static str,
+    result_chars: usize,
+    limit_chars: usize,
+    hint: &'static str,
+}
+
+fn too_large(chars: usize, limit: usize) -> Value {
+    wire::to_value(&TooLarge {
+        error: "Result too large",
+        result_chars: chars,
+        limit_chars: limit,
+        hint: "The result was withheld. Ask for less: a narrower selection, a projection or a smaller page.",
+    })
+}
+
+/// The result of a tool call whose arguments nest deeper than the decoder reads: bad input for
+/// the tool, a failure that says so.
+pub(crate) fn too_deep(message: &str, limit: usize, structured: bool) -> ToolResult {
+    let violation = Violation { path: String::new(), keyword: "maxDepth".into(), message: message.to_owned() };
+    tool_result(Err(validate::invalid(vec![violation])), limit, structured, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::outcome::{ErrorKind, ToolFailure};
+
+    fn tool_result(outcome: CallResult, limit: usize, structured: bool) -> Value {
+        serde_json::to_value(super::tool_result(outcome, limit, structured, None)).unwrap()
+    }
+
+    #[test]
+    fn objects_get_structured_content_and_scalars_do_not() {
+        let r = tool_result(Ok(CallOutput::Json(json!({ "a": 1 }))), 1000, true);
+        assert_eq!(r["structuredContent"], json!({ "a": 1 }));
+        assert_eq!(r["content"][0]["text"], "{\n  \"a\": 1\n}");
+        assert_eq!(r["isError"], false);
+        let r = tool_result(Ok(CallOutput::Json(json!([1]))), 1000, true);
+        assert!(r.get("structuredContent").is_none());
+        let r = tool_result(Ok(CallOutput::Json(json!({ "a": 1 }))), 1000, false);
+        assert!(r.get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn failures_carry_their_parsed_body() {
+        let body = json!({ "error": "Version conflict", "expected": "1.0.0", "actual": "1.1.0" });
+        let r = tool_result(Err(ToolFailure { kind: ErrorKind::Conflict, body: body.clone() }), 1000, true);
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["structuredContent"], body);
+        assert_eq!(serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(), body);
+    }
+
+    #[test]
+    fn an_error_body_the_output_schema_does_not_admit_is_text_only() {
+        let schema = json!({
+            "type": "object",
+            "anyOf": [
+                { "properties": { "sum": { "type": "number" } }, "required": ["sum"] },
+                { "properties": { "error": { "const": "Version conflict" } }, "required": ["error"] },
+            ],
+        });
+        let output = jsonschema::validator_for(&schema).unwrap();
+        let shaped = |body: Value| {
+            let failure = ToolFailure { kind: ErrorKind::Conflict, body };
+            serde_json::to_value(super::tool_result(Err(failure), 1000, true, Some(&output))).unwrap()
+        };
+        let admitted = shaped(json!({ "error": "Version conflict" }));
+        assert_eq!(admitted["structuredContent"], json!({ "error": "Version conflict" }));
+        let other = shaped(json!({ "error": "Invalid arguments" }));
+        assert_eq!(other["isError"], true);
+        assert!(other.get("structuredContent").is_none(), "{other}");
+        assert_eq!(other["content"][0]["text"], "{\n  \"error\": \"Invalid arguments\"\n}");
+    }
+
+    #[test]
+    fn the_guard_replaces_large_results() {
+        let r = tool_result(Ok(CallOutput::Json(json!({ "s": "x".repeat(100) }))), 50, true);
+        assert_eq!(r["isError"], false);
+        assert_eq!(r["structuredContent"]["error"], "Result too large");
+        assert_eq!(r["structuredContent"]["limitChars"], 50);
+        assert_eq!(r["structuredContent"]["resultChars"], 113);
+        let failure = ToolFailure { kind: ErrorKind::Conflict, body: json!({ "error": "x".repeat(100) }) };
+        let r = tool_result(Err(failure), 50, true);
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["structuredContent"]["error"], "Result too large");
+    }
+
+    #[test]
+    fn a_note_the_output_schema_does_not_admit_is_text_only() {
+        let schema = json!({ "type": "object", "required": ["sum"] });
+        let output = jsonschema::validator_for(&schema).unwrap();
+        let large = CallOutput::Json(json!({ "sum": "x".repeat(100) }));
+        let r = serde_json::to_value(super::tool_result(Ok(large), 50, true, Some(&output))).unwrap();
+        assert_eq!(r["isError"], false);
+        assert!(r.get("structuredContent").is_none(), "{r}");
+        assert!(r["content"][0]["text"].as_str().unwrap().contains("Result too large"));
+    }
+}

@@ -1,0 +1,133 @@
+//! The stateless era (revision 2026-07-28): requests that carry their protocol version, client
+//! capabilities and log level in their own `_meta` instead of an `initialize` handshake; the
+//! fields every result of that revision has; multi-round requests; `subscriptions/listen`.
+
+pub(crate) mod listen;
+pub(crate) mod request_state;
+mod result;
+pub(crate) mod rounds;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::api::logging::LogLevel;
+use crate::engine::era::{RequestEra, SUPPORTED_VERSIONS};
+use crate::engine::jsonrpc::{RpcError, code};
+use crate::engine::params::{self, Field, Object};
+use request_state::StateKey;
+use rounds::RoundInput;
+
+pub use result::{CacheHint, CacheScope};
+pub(crate) use result::StatelessResult;
+
+/// The revisions whose requests carry their own `_meta` instead of a handshake.
+pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+/// The `_meta` key of a 2026-07-28 request's protocol version.
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The methods 2026-07-28 removed: a request of that revision for one is an unknown method.
+const REMOVED: [&str; 5] = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// The requests whose handlers may ask the client, so may take several rounds.
+const ASKING: [&str; 4] = ["tools/call", "prompts/get", "resources/read", "completion/complete"];
+
+/// The results a client may cache, which carry `ttlMs` and `cacheScope`.
+const CACHEABLE: [&str; 6] =
+    ["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"];
+
+/// What one request of the stateless revision says of itself.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RequestMeta {
+    pub(crate) version: &'static str,
+    pub(crate) client_capabilities: Value,
+    /// The level the request asked for; none means no `notifications/message` at all.
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) cacheable: bool,
+    /// What the request brought of earlier rounds, for a request that can ask the client.
+    pub(crate) input: Option<RoundInput>,
+}
+
+/// The params of any request, as far as its era is concerned.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct EraParams {
+    #[serde(rename = "_meta")]
+    meta: Field<Object<StatelessMeta>>,
+}
+
+/// The keys of a 2026-07-28 request's `_meta`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct StatelessMeta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Field<String>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    client_capabilities: Field<Map<String, Value>>,
+    /// Null is no level, as absent is.
+    #[serde(rename = "io.modelcontextprotocol/logLevel")]
+    log_level: Option<Value>,
+}
+
+/// Reads the era of a request to a session with no handshake: the handshake's for `initialize`
+/// (and `ping` before it) without a protocol version in `_meta`, else the stateless one as the
+/// request's `_meta` describes it. A request of neither era is refused with the error the
+/// 2026-07-28 revision names.
+pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) -> Result<RequestEra, RpcError> {
+    let meta = params::read_ref::<EraParams>(params).meta.given().map(|Object(meta)| meta);
+    let versionless = meta.as_ref().is_none_or(|m| matches!(m.protocol_version, Field::Absent));
+    if versionless && matches!(method, "initialize" | "ping") {
+        return Ok(RequestEra::Handshake);
+    }
+    let needs = || {
+        RpcError::invalid_params(
+            "a request needs `_meta` with `io.modelcontextprotocol/protocolVersion` and \
+             `io.modelcontextprotocol/clientCapabilities` (revision 2026-07-28), or an `initialize` handshake first",
+        )
+    };
+    let meta = meta.ok_or_else(needs)?;
+    let Field::Given(version) = meta.protocol_version else { return Err(needs()) };
+    let Field::Given(client_capabilities) = meta.client_capabilities else { return Err(needs()) };
+    let Some(version) = STATELESS_VERSIONS.iter().copied().find(|v| *v == version) else {
+        return Err(unsupported_version(&version));
+    };
+    if REMOVED.contains(&method) {
+        return Err(RpcError::method_not_found(method));
+    }
+    let log_level = match meta.log_level {
+        None => None,
+        Some(level) => Some(
+            level
+                .as_str()
+                .and_then(LogLevel::parse)
+                .ok_or_else(|| RpcError::invalid_params(format!("unknown log level {level}")))?,
+        ),
+    };
+    let input = match ASKING.contains(&method) {
+        true => Some(RoundInput::read(method, params, key)?),
+        false => None,
+    };
+    Ok(RequestEra::Stateless(Arc::new(RequestMeta {
+        version,
+        client_capabilities: Value::Object(client_capabilities),
+        log_level,
+        cacheable: CACHEABLE.contains(&method),
+        input,
+    })))
+}
+
+/// The data of `UnsupportedProtocolVersionError`.
+#[derive(Debug, Serialize)]
+struct UnsupportedVersion<'a> {
+    supported: [&'static str; 5],
+    requested: &'a str,
+}
+
+/// `UnsupportedProtocolVersionError` (-32022): the versions this server speaks.
+pub(crate) fn unsupported_version(requested: &str) -> RpcError {
+    let data = UnsupportedVersion { supported: SUPPORTED_VERSIONS, requested };
+    RpcError::new(code::UNSUPPORTED_PROTOCOL_VERSION, format!("Unsupported protocol version: {requested}"))
+        .with_data(crate::engine::wire::to_value(&data))
+}

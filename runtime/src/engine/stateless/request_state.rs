@@ -1,0 +1,177 @@
+//! The `requestState` of a multi-round request (revision 2026-07-28): the answers a client gave
+//! in earlier rounds, bound to the request they answer and to an expiry, signed with the
+//! server's key (HMAC-SHA256). The client keeps it and sends it back; any instance holding the
+//! key can continue the request, so no instance needs to remember anything between rounds.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// How long a client has to answer one round.
+pub const ROUND_LIFETIME: Duration = Duration::from_secs(600);
+
+/// What a state carries, signed.
+#[derive(Debug, Serialize, Deserialize)]
+struct Sealed<'a> {
+    /// The format's version.
+    v: u32,
+    /// The digest of the request it answers.
+    #[serde(borrow)]
+    req: std::borrow::Cow<'a, str>,
+    /// When it expires, in seconds since the epoch.
+    exp: u64,
+    answers: Map<String, Value>,
+}
+
+/// The key that signs request states. Instances that serve the same clients share one.
+#[derive(Clone)]
+pub struct StateKey([u8; 32]);
+
+impl StateKey {
+    /// A key of the process's own, for a server that runs as one instance.
+    pub fn random() -> Self {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).expect("the operating system's random source");
+        StateKey(key)
+    }
+
+    /// A key derived from a secret every instance is given (at least 16 bytes).
+    pub fn from_secret(secret: &[u8]) -> Option<Self> {
+        (secret.len() >= 16).then(|| StateKey(Sha256::digest(secret).into()))
+    }
+
+    fn mac(&self) -> Hmac<Sha256> {
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("HMAC takes a key of any length")
+    }
+
+    /// The state carrying `answers` for the request whose digest is `request`.
+    pub(crate) fn seal(&self, request: &str, answers: &Map<String, Value>) -> String {
+        let expires = now_secs() + ROUND_LIFETIME.as_secs();
+        let sealed = Sealed { v: 1, req: request.into(), exp: expires, answers: answers.clone() };
+        let body = serde_json::to_string(&sealed).unwrap_or_default();
+        let body = URL_SAFE_NO_PAD.encode(body);
+        let mut mac = self.mac();
+        mac.update(body.as_bytes());
+        let tag = URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
+        format!("{body}.{tag}")
+    }
+
+    /// The answers a state carries, when it is this server's, for this request, and not expired.
+    pub(crate) fn open(&self, state: &str, request: &str) -> Result<Map<String, Value>, StateError> {
+        let (body, tag) = state.split_once('.').ok_or(StateError::Tampered)?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| StateError::Tampered)?;
+        let mut mac = self.mac();
+        mac.update(body.as_bytes());
+        mac.verify_slice(&tag).map_err(|_| StateError::Tampered)?;
+        let body = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Tampered)?;
+        // Signed with this key, so written by `seal`: a body of another shape was not.
+        let sealed: Sealed = serde_json::from_slice(&body).map_err(|_| StateError::Tampered)?;
+        if sealed.req != request {
+            return Err(StateError::Foreign);
+        }
+        if sealed.exp < now_secs() {
+            return Err(StateError::Expired);
+        }
+        Ok(sealed.answers)
+    }
+}
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateKey(..)")
+    }
+}
+
+/// Why a `requestState` was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateError {
+    /// Not signed by this server's key, or altered since.
+    Tampered,
+    /// Signed for another request (another tool, other arguments).
+    Foreign,
+    /// Older than [`ROUND_LIFETIME`].
+    Expired,
+}
+
+impl std::fmt::Display for StateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StateError::Tampered => "requestState failed its integrity check",
+            StateError::Foreign => "requestState belongs to another request",
+            StateError::Expired => "requestState has expired: start the request again",
+        })
+    }
+}
+
+/// What a request's state is bound to: its method and its parameters, less what changes between
+/// rounds (`_meta`, `inputResponses`, `requestState`), with object keys in sorted order so that a
+/// client that reorders them is still the same request.
+pub(crate) fn request_digest(method: &str, params: &Option<Value>) -> String {
+    let mut bound = params.clone().unwrap_or(Value::Null);
+    if let Some(p) = bound.as_object_mut() {
+        for key in ["_meta", "inputResponses", "requestState"] {
+            p.remove(key);
+        }
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(method.as_bytes());
+    hasher.update([0]);
+    hasher.update(canonical(&bound).as_bytes());
+    URL_SAFE_NO_PAD.encode(hasher.finalize())
+}
+
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> =
+                keys.iter().map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&map[*k]))).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(canonical).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_sealed_state_opens_only_for_its_request_and_key() {
+        let key = StateKey::random();
+        let request = request_digest("tools/call", &Some(json!({ "name": "t", "arguments": { "a": 1, "b": 2 } })));
+        let answers: Map<String, Value> = [("k".to_owned(), json!({ "action": "accept" }))].into_iter().collect();
+        let state = key.seal(&request, &answers);
+        assert_eq!(key.open(&state, &request), Ok(answers));
+
+        let reordered = request_digest("tools/call", &Some(json!({ "arguments": { "b": 2, "a": 1 }, "name": "t" })));
+        assert_eq!(reordered, request, "key order is not part of the request");
+        let other = request_digest("tools/call", &Some(json!({ "name": "t", "arguments": { "a": 2, "b": 2 } })));
+        assert_eq!(key.open(&state, &other), Err(StateError::Foreign));
+        assert_eq!(key.open(&format!("{state}-TAMPERED"), &request), Err(StateError::Tampered));
+        assert_eq!(StateKey::random().open(&state, &request), Err(StateError::Tampered));
+        assert_eq!(key.open("not a state", &request), Err(StateError::Tampered));
+    }
+
+    #[test]
+    fn instances_given_one_secret_share_the_key() {
+        let (a, b) =
+            (StateKey::from_secret(b"0123456789abcdef").unwrap(), StateKey::from_secret(b"0123456789abcdef").unwrap());
+        let state = a.seal("r", &Map::new());
+        assert_eq!(b.open(&state, "r"), Ok(Map::new()));
+        assert!(StateKey::from_secret(b"short").is_none());
+    }
+}

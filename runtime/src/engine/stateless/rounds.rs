@@ -1,0 +1,127 @@
+//! Multi Round-Trip Requests (revision 2026-07-28). An operation asks the client through `Cx` the
+//! same way in every revision; under 2026-07-28 a question the request has no answer for yet
+//! stops the operation, and the request is answered `input_required` with the questions and a
+//! signed `requestState` holding every answer so far. The client's retry runs the operation
+//! again from the start, and this time each question already answered returns its answer at
+//! once, so the operation gets one step further each round (see docs/architecture.md).
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+use super::request_state::{self, StateKey};
+use crate::api::context::InputRequest;
+use crate::api::lock;
+use crate::engine::jsonrpc::RpcError;
+use crate::engine::params::{self, Field};
+
+/// The most questions one round may ask, and the most answers a request may carry.
+pub const MAX_INPUTS: usize = 64;
+
+/// What a stateless request brought of earlier rounds, read before it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RoundInput {
+    /// What the request's state is bound to.
+    request: String,
+    answers: Map<String, Value>,
+}
+
+/// The params of a request that can ask, as far as its rounds are concerned.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct RoundParams {
+    request_state: Field<String>,
+    input_responses: Field<Map<String, Value>>,
+}
+
+impl RoundInput {
+    /// The answers of `requestState` (checked) and of `inputResponses`, for a request that can ask.
+    pub(crate) fn read(method: &str, params: &Option<Value>, key: &StateKey) -> Result<Self, RpcError> {
+        let request = request_state::request_digest(method, params);
+        let round: RoundParams = params::read_ref(params);
+        let mut answers = match round.request_state {
+            Field::Absent | Field::Null => Map::new(),
+            Field::Given(state) => key.open(&state, &request).map_err(|e| RpcError::invalid_params(e.to_string()))?,
+            Field::Invalid => return Err(RpcError::invalid_params("requestState must be the string the server sent")),
+        };
+        match round.input_responses {
+            Field::Absent | Field::Null => {}
+            Field::Given(responses) => answers.extend(responses),
+            Field::Invalid => {
+                return Err(RpcError::invalid_params("inputResponses must be an object keyed like inputRequests"));
+            }
+        }
+        if answers.len() > MAX_INPUTS {
+            return Err(RpcError::invalid_params(format!("a request carries at most {MAX_INPUTS} input responses")));
+        }
+        Ok(RoundInput { request, answers })
+    }
+}
+
+/// One round of a running request: the answers it has and the questions it still needs.
+pub(crate) struct Round {
+    input: RoundInput,
+    asked: Mutex<Map<String, Value>>,
+    next_key: AtomicUsize,
+    /// Signalled when the operation asked something it has no answer for.
+    pub(crate) stuck: Notify,
+}
+
+/// A question: the request the client would have been sent under earlier revisions.
+#[derive(Serialize)]
+struct Question<'a> {
+    method: &'a str,
+    params: Value,
+}
+
+/// A question as `inputRequests` (of a round or of a parked task) lists it, in 2026-07-28 params.
+pub(crate) fn question(q: &InputRequest) -> Value {
+    crate::engine::wire::to_value(&Question { method: q.method(), params: q.params(true) })
+}
+
+impl Round {
+    pub(crate) fn new(input: RoundInput) -> Self {
+        Round { input, asked: Mutex::new(Map::new()), next_key: AtomicUsize::new(0), stuck: Notify::new() }
+    }
+
+    /// A key for a question the operation did not name: the same one in every round, as long
+    /// as the operation asks in the same order.
+    pub(crate) fn next_key(&self) -> String {
+        format!("input-{}", self.next_key.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    /// The answers to `questions` when all have one; else each unanswered one is recorded for the
+    /// `input_required` result and `None` comes back (the operation is then stopped).
+    pub(crate) fn answers(&self, questions: &[(String, InputRequest)]) -> Option<Map<String, Value>> {
+        let missing: Vec<_> = questions.iter().filter(|(key, _)| !self.input.answers.contains_key(key)).collect();
+        if missing.is_empty() {
+            return Some(questions.iter().map(|(key, _)| (key.clone(), self.input.answers[key].clone())).collect());
+        }
+        let mut asked = lock(&self.asked);
+        for (key, q) in missing {
+            if asked.len() < MAX_INPUTS {
+                asked.insert(key.clone(), question(q));
+            }
+        }
+        self.stuck.notify_one();
+        None
+    }
+
+    /// The `input_required` result: the questions asked, and the state that carries the answers.
+    pub(crate) fn input_required(&self, key: &StateKey) -> InputRequired {
+        let asked = std::mem::take(&mut *lock(&self.asked));
+        InputRequired { input_requests: asked, request_state: key.seal(&self.input.request, &self.input.answers) }
+    }
+}
+
+/// The body of an `InputRequiredResult`, less the fields every stateless result has.
+#[derive(Debug, Serialize)]
+pub(crate) struct InputRequired {
+    #[serde(rename = "inputRequests")]
+    input_requests: Map<String, Value>,
+    #[serde(rename = "requestState")]
+    request_state: String,
+}

@@ -1,0 +1,229 @@
+//! The tool table: the operations in declaration order, plus dynamic tools added and removed at
+//! run time. Built once; looked up by name in O(1); each input schema compiled once.
+
+pub(crate) mod validate;
+mod wire_names;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
+
+use crate::api::context::Cx;
+use crate::api::descriptor::{DynamicHandler, DynamicTool, RestRoute, ToolDescriptor};
+use crate::api::operation::{BoxFuture, Operation};
+use crate::api::outcome::CallResult;
+use crate::api::rpc::RpcError;
+use crate::api::schema;
+use crate::api::table_error::TableError;
+
+enum Handler<S> {
+    Static(Box<dyn Operation<S>>),
+    Dynamic(DynamicHandler<S>),
+}
+
+/// One tool, ready to list and call.
+pub struct Entry<S> {
+    pub descriptor: ToolDescriptor,
+    /// The `tools/list` form, built once.
+    pub(crate) listing: Value,
+    pub(crate) validator: jsonschema::Validator,
+    /// The MCP outputSchema, compiled: an error body it does not admit is sent without
+    /// `structuredContent`, which a client validating it would otherwise reject.
+    pub(crate) output_validator: Option<jsonschema::Validator>,
+    /// Root property names when the schema is closed to others, for the unknown-argument check.
+    pub(crate) known_args: Option<Vec<String>>,
+    handler: Handler<S>,
+}
+
+impl<S: Send + Sync + 'static> Entry<S> {
+    fn new(mut descriptor: ToolDescriptor, handler: Handler<S>) -> Result<Self, TableError> {
+        check_name(&descriptor.name)?;
+        // Schemas given by hand (dynamic tools, forwarded ones) get what generated ones get.
+        schema::host_compatible(&mut descriptor.input_schema);
+        descriptor.output_schema.iter_mut().chain(descriptor.error_schema.iter_mut()).for_each(schema::host_compatible);
+        let tool = || descriptor.name.clone();
+        if !schema::is_object_schema(&descriptor.input_schema) {
+            return Err(TableError::InputNotObject { tool: tool() });
+        }
+        let composed = schema::root_composition(&descriptor.input_schema);
+        if !composed.is_empty() {
+            tracing::warn!(
+                tool = %descriptor.name,
+                "the inputSchema has {} at its root, which the Anthropic API refuses for the whole tool list (Claude Code, Claude Desktop); say the rule with a root `not` or `if`/`then`/`else`",
+                composed.join(", ")
+            );
+        }
+        let validator = jsonschema::validator_for(&descriptor.input_schema)
+            .map_err(|e| TableError::InvalidSchema { tool: tool(), message: e.to_string() })?;
+        // The listing holds the MCP outputSchema (success or errors): built once, used for both.
+        let listing = descriptor.to_mcp();
+        let output_validator = listing
+            .get("outputSchema")
+            .map(jsonschema::validator_for)
+            .transpose()
+            .map_err(|e| TableError::InvalidSchema { tool: tool(), message: format!("outputSchema: {e}") })?;
+        wire_names::resolve_route(&mut descriptor)?;
+        let known_args = match descriptor.allow_unknown_args {
+            true => None,
+            false => schema::closed_property_names(&descriptor.input_schema).map(|p| p.keys().cloned().collect()),
+        };
+        Ok(Entry { listing, descriptor, validator, output_validator, known_args, handler })
+    }
+
+    /// Validates the arguments and runs the tool: arguments that are no object are a protocol
+    /// fault; a schema violation is a tool failure.
+    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<CallResult, RpcError> {
+        let args = match args {
+            None | Some(Value::Null) => Value::Object(Default::default()),
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => return Err(RpcError::invalid_params("tools/call arguments must be an object")),
+        };
+        if let Err(failure) = validate::arguments(self, &args) {
+            return Ok(Err(failure));
+        }
+        Ok(self.run(cx, args).await)
+    }
+
+    /// Runs the tool on arguments that have passed validation.
+    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, CallResult> {
+        match &self.handler {
+            Handler::Static(op) => op.call(cx, args),
+            Handler::Dynamic(f) => f(cx, args),
+        }
+    }
+}
+
+fn check_name(name: &str) -> Result<(), TableError> {
+    let ok = (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if ok { Ok(()) } else { Err(TableError::InvalidName { name: name.to_owned() }) }
+}
+
+/// Refuses a second tool on a route one of `entries` already serves (`{id}` and `{name}` are one
+/// route: a request could not tell them apart).
+fn check_route<S>(entries: &[Arc<Entry<S>>], entry: &Entry<S>) -> Result<(), TableError> {
+    let Some(route) = &entry.descriptor.rest else { return Ok(()) };
+    let shape = |r: &RestRoute| {
+        let segments: Vec<&str> = r.path.split('/').map(|s| if s.starts_with('{') { "{}" } else { s }).collect();
+        (r.method.clone(), segments.join("/"))
+    };
+    let key = shape(route);
+    match entries.iter().find(|e| e.descriptor.rest.as_ref().map(shape).as_ref() == Some(&key)) {
+        Some(first) => Err(TableError::DuplicateRoute {
+            route: format!("{} {}", route.method, route.path),
+            first: first.descriptor.name.clone(),
+            second: entry.descriptor.name.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The table of a server whose state is `S`.
+pub struct Table<S> {
+    static_entries: Vec<Arc<Entry<S>>>,
+    index: HashMap<String, usize>,
+    dynamic: RwLock<Vec<Arc<Entry<S>>>>,
+}
+
+impl<S: Send + Sync + 'static> Table<S> {
+    /// Builds the table from operations in declaration order, checking names and schemas.
+    pub fn new(operations: Vec<Box<dyn Operation<S>>>) -> Result<Self, TableError> {
+        let mut static_entries = Vec::with_capacity(operations.len());
+        let mut index = HashMap::with_capacity(operations.len());
+        for op in operations {
+            let entry = Entry::new(ToolDescriptor::from(op.meta()), Handler::Static(op))?;
+            if index.insert(entry.descriptor.name.clone(), static_entries.len()).is_some() {
+                return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
+            }
+            check_route(&static_entries, &entry)?;
+            static_entries.push(Arc::new(entry));
+        }
+        Ok(Table { static_entries, index, dynamic: RwLock::new(Vec::new()) })
+    }
+
+    /// The tool of that name.
+    pub fn get(&self, name: &str) -> Option<Arc<Entry<S>>> {
+        if let Some(&i) = self.index.get(name) {
+            return Some(Arc::clone(&self.static_entries[i]));
+        }
+        let dynamic = self.dynamic.read().unwrap_or_else(|p| p.into_inner());
+        dynamic.iter().find(|e| e.descriptor.name == name).cloned()
+    }
+
+    /// Every tool: the operations in declaration order, then the dynamic tools in insertion order.
+    pub fn entries(&self) -> Vec<Arc<Entry<S>>> {
+        let dynamic = self.dynamic.read().unwrap_or_else(|p| p.into_inner());
+        self.static_entries.iter().chain(dynamic.iter()).cloned().collect()
+    }
+
+    /// The descriptors of every tool, in listing order.
+    pub fn descriptors(&self) -> Vec<ToolDescriptor> {
+        self.entries().iter().map(|e| e.descriptor.clone()).collect()
+    }
+
+    /// Adds or replaces a dynamic tool. A name taken by an operation is refused.
+    pub(crate) fn insert(&self, tool: DynamicTool<S>) -> Result<(), TableError> {
+        let entry = Arc::new(Entry::new(tool.descriptor, Handler::Dynamic(tool.handler))?);
+        if self.index.contains_key(&entry.descriptor.name) {
+            return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
+        }
+        let mut dynamic = self.dynamic.write().unwrap_or_else(|p| p.into_inner());
+        check_route(&self.static_entries, &entry)?;
+        let others: Vec<_> = dynamic.iter().filter(|e| e.descriptor.name != entry.descriptor.name).cloned().collect();
+        check_route(&others, &entry)?;
+        match dynamic.iter_mut().find(|e| e.descriptor.name == entry.descriptor.name) {
+            Some(slot) => *slot = entry,
+            None => dynamic.push(entry),
+        }
+        Ok(())
+    }
+
+    /// Serves the operation `name` with `handler` instead of its function, keeping its descriptor
+    /// and its place; false when there is no such operation or its entry is held elsewhere.
+    pub(crate) fn replace_handler(&mut self, name: &str, handler: DynamicHandler<S>) -> bool {
+        let Some(&i) = self.index.get(name) else { return false };
+        match Arc::get_mut(&mut self.static_entries[i]) {
+            Some(entry) => {
+                entry.handler = Handler::Dynamic(handler);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes a dynamic tool; false when there was none of that name.
+    pub(crate) fn remove(&self, name: &str) -> bool {
+        let mut dynamic = self.dynamic.write().unwrap_or_else(|p| p.into_inner());
+        let before = dynamic.len();
+        dynamic.retain(|e| e.descriptor.name != name);
+        dynamic.len() != before
+    }
+}
+
+impl<S> Table<S> {
+    /// How many tools the table holds.
+    pub fn len(&self) -> usize {
+        self.static_entries.len() + self.dynamic.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether the table holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_specification() {
+        assert!(check_name("get_state").is_ok());
+        assert!(check_name("a.b-c_D9").is_ok());
+        assert!(check_name(&"x".repeat(128)).is_ok());
+        for bad in ["", "has space", "slash/y", "é", &"x".repeat(129)] {
+            assert_eq!(check_name(bad), Err(TableError::InvalidName { name: bad.to_owned() }));
+        }
+    }
+}

@@ -106,6 +106,13 @@ impl SessionFile {
         Ok(SessionFile { lines })
     }
 
+    /// Reads the session file at `path`; the error names the file, and the line when it does not
+    /// parse.
+    pub fn load(path: &std::path::Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
+    }
+
     /// The file as text: the same comments, each message in the layout of [`render`].
     pub fn render(lines: &[Line]) -> String {
         let mut out = String::new();
@@ -187,11 +194,15 @@ mod tests {
 
     #[test]
     fn parses_renders_and_groups() {
-        let text = "# handshake\n→ {\"id\":1,\"method\":\"ping\"}\n← {\"id\":1,\n  \"result\":{}}\n\n→ {\"method\":\"n\"}\n";
+        let text =
+            "# handshake\n→ {\"id\":1,\"method\":\"ping\"}\n← {\"id\":1,\n  \"result\":{}}\n\n→ {\"method\":\"n\"}\n";
         let file = SessionFile::parse(text).unwrap();
         let lines: Vec<Line> = file.lines.iter().map(|(_, l)| l.clone()).collect();
         let rendered = SessionFile::render(&lines);
-        assert_eq!(rendered, "# handshake\n→ {\"id\": 1, \"method\": \"ping\"}\n← {\"id\": 1, \"result\": {}}\n\n→ {\"method\": \"n\"}\n");
+        assert_eq!(
+            rendered,
+            "# handshake\n→ {\"id\": 1, \"method\": \"ping\"}\n← {\"id\": 1, \"result\": {}}\n\n→ {\"method\": \"n\"}\n"
+        );
         let steps = file.steps();
         assert_eq!(steps.len(), 2);
         assert_eq!(steps[0].line, 2);

@@ -63,8 +63,7 @@ fn inline(value: &Value) -> String {
     match value {
         Value::Array(items) => format!("[{}]", items.iter().map(inline).collect::<Vec<_>>().join(", ")),
         Value::Object(map) => {
-            let members: Vec<String> =
-                map.iter().map(|(k, v)| format!("{}: {}", quoted(k), inline(v))).collect();
+            let members: Vec<String> = map.iter().map(|(k, v)| format!("{}: {}", quoted(k), inline(v))).collect();
             format!("{{{}}}", members.join(", "))
         }
         other => other.to_string(),

@@ -49,6 +49,6 @@ fn the_guide_works_step_by_step() {
     let text = std::fs::read_to_string(&page).unwrap();
     assert!(text.contains("| `add_numbers` | `GET /add` | `a`, `b` | — |"), "{text}");
     assert!(text.contains("\"tool\": \"add_numbers\""), "{text}");
-    golden.check_docs(&page);
+    golden.check_page(&page);
     std::fs::remove_dir_all(Path::new(&dir)).unwrap();
 }

@@ -4,6 +4,7 @@
 //! reviewed when they change (`golden review`, `accept`, `reject`), and the source of generated
 //! documentation.
 
+pub mod cli;
 pub mod client;
 pub mod config;
 pub mod docs;
@@ -13,6 +14,7 @@ pub mod mcp_schema;
 pub mod pending;
 pub mod placeholders;
 pub mod process;
+pub mod record;
 pub mod redact;
 pub mod replay;
 pub mod review;

@@ -71,11 +71,23 @@ impl Placeholders {
         map_strings(&self.secrets.redact(v), &|s| self.normalize_str(s))
     }
 
+    /// What a client sent, as a recording writes it: secrets redacted and literal values as
+    /// their placeholders (which [`fill`](Placeholders::fill) puts back; a pattern is not, so it
+    /// is left as sent).
+    pub fn normalize_sent(&self, v: &Value) -> Value {
+        let literals = Placeholders { list: self.literals().cloned().collect(), secrets: Secrets::default() };
+        map_strings(&self.secrets.redact(v), &|s| literals.normalize_str(s))
+    }
+
+    fn literals(&self) -> impl Iterator<Item = &Placeholder> {
+        self.list.iter().filter(|p| matches!(p, Placeholder::Literal { .. }))
+    }
+
     /// What the client sends, with literal placeholders filled in.
     pub fn fill(&self, v: &Value) -> Value {
         map_strings(v, &|s| {
             let mut s = s.to_owned();
-            for p in &self.list {
+            for p in self.literals() {
                 if let Placeholder::Literal { name, value } = p {
                     s = s.replace(&format!("<{name}>"), value);
                 }

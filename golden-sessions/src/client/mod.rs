@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 pub use http::HttpClient;
+pub(crate) use sse::SseParser;
 pub use stdio::StdioClient;
 
 /// Why the client could not do what it was asked.

@@ -33,6 +33,7 @@ fn increment(store: &dyn ModelStore, id: &str) {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn two_instances_take_turns_on_one_model_and_keep_one_chain() {
     const EACH: u64 = 50;
     let server = Postgres::start();
@@ -70,6 +71,7 @@ fn two_instances_take_turns_on_one_model_and_keep_one_chain() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_commit_is_heard_by_the_other_instance_and_not_by_its_own() {
     let server = Postgres::start();
     let url = server.database("heard");
@@ -98,6 +100,7 @@ fn a_commit_is_heard_by_the_other_instance_and_not_by_its_own() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_dropped_change_leaves_nothing_and_lets_the_model_go() {
     let server = Postgres::start();
     let store = open(&server.database("dropped"));
@@ -114,6 +117,7 @@ fn a_dropped_change_leaves_nothing_and_lets_the_model_go() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_pool_of_one_connection_makes_the_next_caller_wait_then_refuses_clearly() {
     let server = Postgres::start();
     let url = server.database("pool");
@@ -127,6 +131,7 @@ fn a_pool_of_one_connection_makes_the_next_caller_wait_then_refuses_clearly() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_model_held_by_another_instance_is_waited_for_within_the_timeout() {
     let server = Postgres::start();
     let url = server.database("held");
@@ -141,6 +146,7 @@ fn a_model_held_by_another_instance_is_waited_for_within_the_timeout() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn an_overlong_id_is_refused_before_the_database_sees_it() {
     let server = Postgres::start();
     let store = open(&server.database("ids"));
@@ -150,6 +156,7 @@ fn an_overlong_id_is_refused_before_the_database_sees_it() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn the_password_shows_neither_in_the_description_nor_in_any_error() {
     let server = Postgres::start();
     let url = server.database("secret");
@@ -171,6 +178,7 @@ fn the_password_shows_neither_in_the_description_nor_in_any_error() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_change_left_open_lets_its_model_go_after_twice_the_timeout() {
     let server = Postgres::start();
     let url = server.database("left-open");

@@ -180,8 +180,7 @@ fn pending_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 /// The placeholders of the session's folder (its `golden.json`), with the given literals.
 fn placeholders(session: &Path, literals: &[String]) -> Result<Placeholders, String> {
-    let dir = session.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut placeholders = Config::load(dir)?.placeholders()?;
+    let mut placeholders = Config::load(pending::folder_of(session))?.placeholders()?;
     for literal in literals {
         let (name, value) =
             literal.split_once('=').ok_or_else(|| format!("--literal {literal}: expected NAME=VALUE"))?;
@@ -252,6 +251,9 @@ async fn replay(
     command: &[String],
 ) -> Result<ExitCode, String> {
     let file = SessionFile::load(path)?;
+    if file.steps().is_empty() {
+        return Err(format!("{}: the session sends no message", path.display()));
+    }
     let mut client = match (url, command.split_first()) {
         (Some(url), None) => Client::Http(HttpClient::new(url).map_err(|e| e.to_string())?),
         (None, Some((program, args))) => {

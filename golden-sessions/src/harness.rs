@@ -237,6 +237,7 @@ pub fn bless(path: &Path, file: &SessionFile, verdict: &Verdict) -> SessionFile 
 /// differs observed as the pending `NAME.session.new` and panics with the diffs and the commands
 /// that take it (`record_one` records this session again, `record_all` every one).
 pub fn settle(path: &Path, file: &SessionFile, verdicts: &[(&str, Verdict)], record_one: &str, record_all: &str) {
+    assert!(!file.steps().is_empty(), "{}: the session sends no message", path.display());
     let Some((_, first)) = verdicts.iter().find(|(_, v)| !v.matched()) else {
         pending::clear(path);
         return;

@@ -37,7 +37,7 @@ pub fn write(checked: &Path, text: &str) -> Result<PathBuf, String> {
     let pending = pending_of(checked);
     let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
     std::fs::write(&pending, text).map_err(|e| format!("{}: {e}", pending.display()))?;
-    let folder = checked.parent().unwrap_or(Path::new("."));
+    let folder = folder_of(checked);
     let count = find(folder).len();
     // Straight to the process's standard error, past the test harness's capture: the run says it
     // whether or not the test's own output is shown.
@@ -48,6 +48,11 @@ pub fn write(checked: &Path, text: &str) -> Result<PathBuf, String> {
         folder.display()
     );
     Ok(pending)
+}
+
+/// The folder a file is in: `.` for a bare name.
+pub fn folder_of(file: &Path) -> &Path {
+    file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// Removes the pending file of `checked`, if any: the check it came from passes now.

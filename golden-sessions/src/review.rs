@@ -24,7 +24,7 @@ pub fn accept(pending: &Path) -> Result<Accepted, String> {
     let file = checked(pending)?;
     std::fs::rename(pending, &file).map_err(|e| format!("{}: {e}", pending.display()))?;
     let pages = match file.extension().is_some_and(|e| e == "session") {
-        true => refresh_docs(file.parent().unwrap_or(Path::new(".")))?,
+        true => refresh_docs(pending::folder_of(&file))?,
         false => Vec::new(),
     };
     Ok(Accepted { file, pages })

@@ -47,8 +47,11 @@ impl StdioClient {
     /// Sends raw bytes as one line (for malformed input).
     pub async fn send_line(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
         let stdin = self.stdin.as_mut().ok_or_else(|| ClientError::Protocol("stdin closed".into()))?;
-        stdin.write_all(bytes).await?;
-        stdin.write_all(b"\n").await?;
+        // One write: a server may take a line in two reads as two messages, the newline alone.
+        let mut line = Vec::with_capacity(bytes.len() + 1);
+        line.extend_from_slice(bytes);
+        line.push(b'\n');
+        stdin.write_all(&line).await?;
         stdin.flush().await?;
         Ok(())
     }

@@ -20,8 +20,11 @@ use crate::placeholders::Placeholders;
 use crate::session::{Line, SessionFile, Step};
 pub use verdict::{Observed, Verdict};
 
-/// How long one answer may take.
-pub const ANSWER: Duration = Duration::from_secs(10);
+/// How long the server may take to send its first message (a Python server starting on a loaded
+/// machine takes seconds).
+pub const STARTUP: Duration = Duration::from_secs(60);
+/// How long each answer after that may take.
+pub const ANSWER: Duration = Duration::from_secs(20);
 /// How long a step that expects no answer waits for an unexpected one.
 pub const QUIET: Duration = Duration::from_millis(150);
 /// How long a step waits for each notification it lists once its responses have come (over HTTP
@@ -52,6 +55,8 @@ pub struct Replayer<'a> {
     placeholders: &'a Placeholders,
     bindings: Bindings,
     observed: Vec<Observed>,
+    /// Whether the server has sent anything yet.
+    heard: bool,
 }
 
 impl<'a> Replayer<'a> {
@@ -91,7 +96,8 @@ impl<'a> Replayer<'a> {
                 plan
             })
             .collect();
-        Replayer { steps, plans, every_notification, placeholders, bindings: Bindings::default(), observed: Vec::new() }
+        let (bindings, observed) = (Bindings::default(), Vec::new());
+        Replayer { steps, plans, every_notification, placeholders, bindings, observed, heard: false }
     }
 
     /// How many steps the session has.
@@ -125,8 +131,11 @@ impl<'a> Replayer<'a> {
             if (answered && questions >= plan.questions) || questions > plan.questions {
                 break;
             }
-            match client.recv(ANSWER).await {
-                Some(msg) => self.keep(plan, msg, &mut got),
+            match client.recv(if self.heard { ANSWER } else { STARTUP }).await {
+                Some(msg) => {
+                    self.heard = true;
+                    self.keep(plan, msg, &mut got);
+                }
                 None => break,
             }
         }

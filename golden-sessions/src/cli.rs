@@ -92,8 +92,25 @@ enum Command {
 
 /// Runs the command line of this process.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli.command) {
+    run(std::env::args_os())
+}
+
+/// Runs `golden ARGS` (the first item is the program's name) in this process, on its standard
+/// streams: what the binary does, for a test to run a command as a guide writes it.
+///
+/// ```
+/// let code = tooltable_golden::cli::run(["golden", "accept", "no-such-folder/x.session"]);
+/// assert_eq!(code, std::process::ExitCode::from(2));
+/// ```
+pub fn run<I: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = I>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match execute(cli.command) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("golden: {message}");
@@ -102,7 +119,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<ExitCode, String> {
+fn execute(command: Command) -> Result<ExitCode, String> {
     match command {
         Command::Record { out, listen, upstream, literals, command } => {
             let placeholders = placeholders(&out, &literals)?;

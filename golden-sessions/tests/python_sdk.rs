@@ -114,7 +114,7 @@ fn a_handshake_session_of_the_sdk_client_over_stdio_replays_and_a_changed_descri
         .expect("python runs");
     assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
     let recorded = dir.read("greet.session");
-    assert!(recorded.starts_with("# Recorded by `golden record` from mcp"), "{recorded}");
+    assert!(recorded.starts_with("# Recorded by golden record from mcp"), "{recorded}");
     assert!(recorded.contains("over stdio, revision 2025-11-25."), "{recorded}");
     assert!(recorded.contains("\"method\": \"initialize\""), "{recorded}");
     assert!(!recorded.contains(KEY) && recorded.contains("Hello, <REDACTED>!"), "the key is redacted:\n{recorded}");

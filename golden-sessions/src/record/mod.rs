@@ -119,7 +119,7 @@ fn header(first: &Value, transport: &str) -> String {
     let meta = &params["_meta"];
     let client = params.get("clientInfo").or_else(|| meta.get("io.modelcontextprotocol/clientInfo"));
     let revision = params.get("protocolVersion").or_else(|| meta.get("io.modelcontextprotocol/protocolVersion"));
-    let mut text = String::from("# Recorded by `golden record`");
+    let mut text = String::from("# Recorded by golden record");
     if let Some(client) = client {
         let name = client["name"].as_str().unwrap_or("a client");
         let version = client["version"].as_str().map(|v| format!(" {v}")).unwrap_or_default();
@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                Line::Text("# Recorded by `golden record` from host 2 over stdio, revision 2025-11-25.".into()),
+                Line::Text("# Recorded by golden record from host 2 over stdio, revision 2025-11-25.".into()),
                 Line::Sent(init),
                 Line::Received(
                     json!({"id": 1, "result": {"at": "<TIMESTAMP>", "root": "<ROOT>/a", "key": "<REDACTED>", "nextCursor": "<CURSOR_1>"}})

@@ -6,7 +6,8 @@
 //! server makes of the client, and the notifications it lists. A notification whose method the
 //! step does not list is not compared, unless the session asks for it with a comment line
 //! `#! notifications METHOD...` (`*` for every method): a session says what it is about, so a
-//! log line it does not show cannot break it.
+//! log line it does not show cannot break it. One that came a step sooner than recorded (its
+//! host sent on without waiting) counts in the step that records it.
 
 pub mod verdict;
 
@@ -57,6 +58,8 @@ pub struct Replayer<'a> {
     observed: Vec<Observed>,
     /// Whether the server has sent anything yet.
     heard: bool,
+    /// The notifications the last step did not compare.
+    passed: Vec<Value>,
 }
 
 impl<'a> Replayer<'a> {
@@ -97,7 +100,16 @@ impl<'a> Replayer<'a> {
             })
             .collect();
         let (bindings, observed) = (Bindings::default(), Vec::new());
-        Replayer { steps, plans, every_notification, placeholders, bindings, observed, heard: false }
+        Replayer {
+            steps,
+            plans,
+            every_notification,
+            placeholders,
+            bindings,
+            observed,
+            heard: false,
+            passed: Vec::new(),
+        }
     }
 
     /// How many steps the session has.
@@ -124,7 +136,14 @@ impl<'a> Replayer<'a> {
         let (step, plan) = (&self.steps[index], &self.plans[index]);
         let sent = self.bindings.fill(&self.placeholders.fill(&step.sent));
         client.send(&sent).await?;
-        let mut got = Vec::new();
+        let expected: Vec<Value> = step.received.iter().map(|(_, m)| m.clone()).collect();
+        // A notification the last step did not compare may be one this step records: it came
+        // sooner than when recorded (a host that sends on without waiting).
+        let mut got: Vec<Value> = std::mem::take(&mut self.passed)
+            .into_iter()
+            .filter(|m| expected.iter().any(|e| matching::matches(e, m, &mut self.bindings.clone())))
+            .collect();
+        let mut passed = Vec::new();
         loop {
             let questions = got.iter().filter(|m| request_id(m).is_some()).count();
             let answered = plan.responses.iter().all(|id| got.iter().any(|m| is_response_to(m, id)));
@@ -134,37 +153,37 @@ impl<'a> Replayer<'a> {
             match client.recv(if self.heard { ANSWER } else { STARTUP }).await {
                 Some(msg) => {
                     self.heard = true;
-                    self.keep(plan, msg, &mut got);
+                    self.keep(plan, msg, &mut got, &mut passed);
                 }
                 None => break,
             }
         }
         while got.iter().filter(|m| is_notification(m)).count() < plan.notifications {
             match client.recv(STRAGGLERS).await {
-                Some(msg) => self.keep(plan, msg, &mut got),
+                Some(msg) => self.keep(plan, msg, &mut got, &mut passed),
                 None => break,
             }
         }
         // A notification that expects nothing: anything it causes shows within a quiet period.
         if request_id(&step.sent).is_none() && step.received.is_empty() {
             while let Some(msg) = client.recv(QUIET).await {
-                self.keep(plan, msg, &mut got);
+                self.keep(plan, msg, &mut got, &mut passed);
             }
         }
-        let expected: Vec<Value> = step.received.iter().map(|(_, m)| m.clone()).collect();
+        self.passed = passed;
         let pairing = matching::pair(&expected, &got, &mut self.bindings);
         self.observed.push(Observed { expected, pairing });
         Ok(())
     }
 
-    /// Keeps what the step compares, normalized.
-    fn keep(&self, plan: &Plan, msg: Value, got: &mut Vec<Value>) {
+    /// Keeps what the step compares, normalized, in `got`; a notification it does not compare in
+    /// `passed`, for the next step.
+    fn keep(&self, plan: &Plan, msg: Value, got: &mut Vec<Value>, passed: &mut Vec<Value>) {
         let compared = !is_notification(&msg)
             || self.every_notification
             || msg["method"].as_str().is_some_and(|method| plan.methods.iter().any(|m| m == method));
-        if compared {
-            got.push(self.placeholders.normalize(&msg));
-        }
+        let msg = self.placeholders.normalize(&msg);
+        if compared { got.push(msg) } else { passed.push(msg) }
     }
 
     /// What the replay found, once every step has run.

@@ -67,11 +67,18 @@ impl<'a> Replayer<'a> {
     pub fn new(file: &SessionFile, placeholders: &'a Placeholders) -> Self {
         let steps = file.steps();
         let (every_notification, asked) = asked_notifications(file);
+        // A request's answer is not waited for where the session records it elsewhere, or
+        // records the client cancelling it (a `subscriptions/listen` it ends, say).
+        let cancelled = steps
+            .iter()
+            .filter(|s| s.sent["method"] == "notifications/cancelled")
+            .filter_map(|s| s.sent.pointer("/params/requestId"));
         let listed_anywhere: Vec<&Value> = steps
             .iter()
             .flat_map(|s| &s.received)
             .filter(|(_, m)| m.get("method").is_none())
             .filter_map(|(_, m)| m.get("id"))
+            .chain(cancelled)
             .collect();
         let plans = steps
             .iter()

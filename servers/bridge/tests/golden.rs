@@ -34,7 +34,7 @@ use tooltable_golden::replay::{NOTIFICATIONS_DIRECTIVE, Replayer, Verdict};
 use tooltable_golden::session::{Line, SessionFile};
 
 const SESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/bridge");
-const ALL: [&str; 11] = [
+const ALL: [&str; 12] = [
     "listing",
     "collision",
     "capabilities",
@@ -46,6 +46,7 @@ const ALL: [&str; 11] = [
     "hub_slow",
     "hub_faults",
     "stateless",
+    "from_python_sdk",
 ];
 
 /// What one session runs against.
@@ -160,7 +161,8 @@ sessions!(
     hub_killed,
     hub_slow,
     hub_faults,
-    stateless
+    stateless,
+    from_python_sdk
 );
 
 #[test]

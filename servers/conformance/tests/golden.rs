@@ -12,5 +12,5 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [handshake, tools, errors, notifications, client_requests, resources, prompts, stateless]
+    [handshake, tools, errors, notifications, client_requests, resources, prompts, stateless, from_ts_sdk]
 );

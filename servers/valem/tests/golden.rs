@@ -12,7 +12,7 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [worked_example, part2, stateless, reading, authoring, resources, limits]
+    [worked_example, part2, stateless, reading, authoring, resources, limits, from_python_sdk]
 );
 
 /// A process started with the hidden `--audit-tamper-hook`: `verify_audit` after a stored record

@@ -4,6 +4,8 @@
 //! reviewed when they change (`golden review`, `accept`, `reject`), and the source of generated
 //! documentation.
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -57,7 +57,7 @@ fn token_regex() -> &'static Regex {
 }
 
 /// Whether `name` has the shape of a placeholder [`Bindings`] binds (`REQUEST_STATE_1`).
-pub fn is_token_name(name: &str) -> bool {
+fn is_token_name(name: &str) -> bool {
     let Some((stem, number)) = name.rsplit_once('_') else { return false };
     name.starts_with(|c: char| c.is_ascii_uppercase())
         && stem.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')

@@ -228,8 +228,9 @@ impl Run {
     }
 
     /// The page's `golden accept PATH`, once a replay against a changed server has left a change
-    /// pending: the recording is made to say the greeter greeted otherwise, as it did before a
-    /// change; the replay fails and leaves the greeter's answer pending; accepted, it matches.
+    /// pending: the recording is made to hold another description of `greet`, as one made
+    /// before the description changed does; the replay fails and leaves what the greeter lists
+    /// pending; accepted, it matches.
     fn accept(&self, at: &str, path: &str) {
         let session = Path::new(path);
         self.make_pending(at, session);
@@ -247,15 +248,16 @@ impl Run {
         assert_eq!(std::fs::read_to_string(&session).unwrap(), before, "{at}: the session is as it was");
     }
 
-    /// Rewrites the recorded greeting in `session`, replays it (which fails) and returns the text.
+    /// Rewrites the recorded description of `greet` in `session`, replays it (which fails) and
+    /// returns the text.
     fn make_pending(&self, at: &str, session: &Path) -> String {
-        let text = std::fs::read_to_string(session).unwrap().replace("Hello, Ada!", "Good day, Ada!");
+        let text = std::fs::read_to_string(session).unwrap().replace("Greets someone by name.", "Greets a person.");
         std::fs::write(session, &text).unwrap();
         let path = session.display().to_string();
         self.golden(at, &["replay", &path, "--", GREETER, "mcp"], 1);
         let pending = std::fs::read_to_string(tooltable_golden::pending::pending_of(session)).unwrap();
         assert!(
-            pending.contains("Hello, Ada!") && !pending.contains("Good day"),
+            pending.contains("Greets someone by name.") && !pending.contains("Greets a person."),
             "{at}: the pending file is what came back"
         );
         text

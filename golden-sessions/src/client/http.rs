@@ -19,7 +19,7 @@ use super::sse::SseParser;
 use super::{ClientError, is_response_to, request_id};
 
 /// How long a POST may wait for its answer to start (a server starting on a loaded machine is slow).
-pub const POST: Duration = Duration::from_secs(60);
+pub(crate) const POST: Duration = Duration::from_secs(60);
 
 /// Where requests go and the headers the session has earned.
 #[derive(Clone)]
@@ -30,6 +30,9 @@ struct Endpoint {
     protocol_version: Option<String>,
 }
 
+/// A client of one Streamable HTTP endpoint: POSTs each message, reads JSON answers and event
+/// streams (resumed with `Last-Event-ID`), opens the GET stream once initialized, and keeps the
+/// session id and negotiated version it is given.
 pub struct HttpClient {
     endpoint: Endpoint,
     outbox: mpsc::UnboundedSender<Value>,
@@ -168,6 +171,7 @@ impl HttpClient {
         Ok(())
     }
 
+    /// Ends the session with DELETE, when the server gave one.
     pub async fn close(self) -> Result<(), ClientError> {
         if self.endpoint.session.is_some() {
             let response = self.endpoint.request(Method::DELETE, None, None, &[]).await?;

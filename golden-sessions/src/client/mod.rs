@@ -42,7 +42,9 @@ impl From<std::io::Error> for ClientError {
 
 /// Either transport, with one way to send and receive.
 pub enum Client {
+    /// A server process on the other end of its stdin and stdout.
     Stdio(StdioClient),
+    /// A Streamable HTTP endpoint.
     Http(HttpClient),
 }
 

@@ -9,6 +9,8 @@ use tokio::sync::mpsc;
 
 use super::ClientError;
 
+/// A client of a server process it started: one JSON message per line on the server's stdin,
+/// each line of its stdout a message back.
 pub struct StdioClient {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -40,6 +42,7 @@ impl StdioClient {
         Ok(StdioClient { stdin: child.stdin.take(), child, inbox })
     }
 
+    /// Sends one message, as one line.
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
         self.send_line(msg.to_string().as_bytes()).await
     }
@@ -56,6 +59,7 @@ impl StdioClient {
         Ok(())
     }
 
+    /// Closes the server's stdin and waits for it to exit.
     pub async fn close(mut self) -> Result<(), ClientError> {
         drop(self.stdin.take());
         self.child.wait().await?;

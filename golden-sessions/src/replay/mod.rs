@@ -119,16 +119,6 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    /// How many steps the session has.
-    pub fn len(&self) -> usize {
-        self.steps.len()
-    }
-
-    /// Whether the session sends nothing.
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-
     /// Every step, in order, over `client`.
     pub async fn run(mut self, client: &mut Client) -> Result<Verdict, ClientError> {
         for _ in 0..self.steps.len() {

@@ -99,3 +99,18 @@ fn a_path_with_nothing_pending_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("nowhere.session: nothing pending for it"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn an_accepted_page_keeps_the_regions_an_accepted_session_rewrote() {
+    let dir = folder();
+    // A pending page as a docs check wrote it before the session was accepted: its walkthrough
+    // made from the old session.
+    let stale = "# Page\n\nProse stays.\n\n<!-- generated:walkthrough session=ping -->\nold\n<!-- end generated -->\n";
+    dir.write("page.md.new", stale);
+    golden(&dir, &["accept", "ping.session"], "");
+    let pending = dir.read("page.md.new");
+    assert!(pending.contains("\"pong\":true"), "the pending page was brought up to date too:\n{pending}");
+    golden(&dir, &["accept", "page.md"], "");
+    assert!(!dir.has("page.md.new"));
+    assert_eq!(dir.read("page.md"), pending);
+}

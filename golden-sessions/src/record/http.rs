@@ -86,6 +86,7 @@ pub async fn proxy(
     }
 }
 
+/// A refusal of the recorder's own, `502 Bad Gateway` unless changed.
 fn bad_gateway(message: String) -> Response<Body> {
     let mut response = Response::new(Either::Left(Full::new(Bytes::from(format!("golden record: {message}\n")))));
     *response.status_mut() = StatusCode::BAD_GATEWAY;
@@ -103,7 +104,11 @@ async fn forward(req: Request<Incoming>, upstream: &Upstream, recorder: &Recorde
             recorder.secret(value.split_once(' ').map_or(value, |(_, credential)| credential));
         }
     }
-    let body = Limited::new(body, MAX_BODY).collect().await.map_err(|e| format!("the request body: {e}"))?.to_bytes();
+    let Ok(body) = Limited::new(body, MAX_BODY).collect().await.map(|b| b.to_bytes()) else {
+        let mut response = bad_gateway(format!("a request body over {MAX_BODY} bytes, or cut short"));
+        *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+        return Ok(response);
+    };
     if let Some(msg) = jsonrpc(&body) {
         recorder.message(&msg, true)?;
     }

@@ -54,15 +54,21 @@ impl Recorder {
 
     /// A line the client sent.
     pub fn sent(&self, line: &[u8]) -> Result<(), String> {
-        self.line(line, true)
+        self.line(Some(line), true)
     }
 
     /// A line the server sent.
     pub fn received(&self, line: &[u8]) -> Result<(), String> {
-        self.line(line, false)
+        self.line(Some(line), false)
     }
 
-    fn line(&self, line: &[u8], sent: bool) -> Result<(), String> {
+    /// A line the client (`sent`) or the server sent; `None` for one too long to keep, which is
+    /// noted as a comment.
+    pub fn line(&self, line: Option<&[u8]>, sent: bool) -> Result<(), String> {
+        let who = if sent { "the client" } else { "the server" };
+        let Some(line) = line else {
+            return self.lock().write(&Line::Text(format!("# a line from {who} too long to record")));
+        };
         let text = String::from_utf8_lossy(line);
         if text.trim().is_empty() {
             return Ok(());
@@ -73,7 +79,6 @@ impl Recorder {
                 let mut inner = self.lock();
                 let shown: String = text.trim().chars().take(NOT_JSON_CHARS).collect();
                 let redacted = inner.placeholders.normalize_sent(&Value::String(shown));
-                let who = if sent { "the client" } else { "the server" };
                 inner.write(&Line::Text(format!("# not JSON, from {who}: {}", redacted.as_str().unwrap_or_default())))
             }
         }

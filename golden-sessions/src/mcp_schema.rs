@@ -29,6 +29,21 @@ pub fn tool_problems(tools: &[Value]) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
+/// What [`tool_problems`] finds, and each inputSchema that composes at its root (`allOf`,
+/// `anyOf`, `oneOf`), which the Anthropic API refuses in every request that lists the tool,
+/// unless the tool is `allowed` such a root.
+pub fn descriptor_problems(tools: &[Value], allowed: &[String]) -> Result<Vec<String>, String> {
+    let mut problems = tool_problems(tools)?;
+    let names = tools.iter().map(|tool| (tool, tool["name"].as_str().unwrap_or("?")));
+    for (tool, name) in names.filter(|(_, name)| !allowed.iter().any(|a| a == name)) {
+        for keyword in ["allOf", "anyOf", "oneOf"].into_iter().filter(|k| tool["inputSchema"].get(*k).is_some()) {
+            problems
+                .push(format!("tool {name}: `{keyword}` at the inputSchema's root, which the Anthropic API refuses"));
+        }
+    }
+    Ok(problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,7 @@
 //! or provides each one; add an entry here (and its install step there) for a new one.
 
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 use crate::External;
 use crate::external::{on_path, path_list};
@@ -47,4 +48,31 @@ fn valem_examples() -> Option<PathBuf> {
     let dir = path_list("VALEM_EXAMPLES_DIR").into_iter().next().filter(|dir| dir.is_absolute())?;
     let mut entries = std::fs::read_dir(&dir).ok()?.flatten();
     entries.any(|e| e.path().extension().is_some_and(|x| x == "json")).then_some(dir)
+}
+
+/// The official MCP Python SDK (`mcp` 2.3.0), for the golden sessions recorded from its client
+/// and replayed against its MCPServer (FastMCP before mcp 2), a server that is not tooltable's:
+/// the Python that imports both, `TOOLTABLE_PYTHON` when set, else that of the venv the SDK
+/// checkers install into (`$HOME/.cache/mcp-tools/venv`), else `python3` on `PATH`.
+pub const PYTHON_MCP: External = External {
+    cfg: "has_python_mcp",
+    what: "the official MCP Python SDK (mcp 2.3.0)",
+    install: "python3 -m venv ~/.cache/mcp-tools/venv && ~/.cache/mcp-tools/venv/bin/pip install mcp==2.3.0, or set TOOLTABLE_PYTHON to a Python that has it",
+    find: python_mcp,
+    env: &["TOOLTABLE_PYTHON", "PATH"],
+    dirs: &[],
+};
+
+fn python_mcp() -> Option<PathBuf> {
+    let venv = path_list("HOME").into_iter().next().map(|home| home.join(".cache/mcp-tools/venv/bin/python"));
+    let on_path = on_path(&["python3"]).map(|dir| dir.join("python3"));
+    let candidates = path_list("TOOLTABLE_PYTHON").into_iter().chain(venv).chain(on_path);
+    candidates.filter(|python| python.is_file()).find(|python| {
+        Command::new(python)
+            .args(["-c", "import mcp.server.mcpserver, mcp.client.client"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    })
 }

@@ -51,7 +51,7 @@ pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Serv
     let weak = server.downgrade();
     store.watch(Arc::new(move |id: &str| {
         if let Some(server) = weak.upgrade() {
-            server.resource_updated(&crate::tools::state_uri(id));
+            Models::announce(&server, id);
         }
     }));
     Ok(server)

@@ -51,6 +51,6 @@ pub async fn evolve_spec(cx: &Cx<Models>, args: EvolveArgs) -> Result<Evolved, M
         Ok(Outcome::Changed(m.compiled.spec.version.clone(), None))
     })
     .await?;
-    cx.server().resource_updated(&super::state_uri(&args.id));
+    Models::announce(cx.server(), &args.id);
     Ok(Evolved { id: args.id, version })
 }

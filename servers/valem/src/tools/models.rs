@@ -105,5 +105,6 @@ pub struct Deleted {
 #[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
     cx.remove(&args.id).await?;
+    cx.tell(&args.id);
     Ok(Deleted { deleted: true })
 }

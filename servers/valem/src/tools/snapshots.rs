@@ -49,6 +49,6 @@ pub async fn restore(cx: &Cx<Models>, args: RestoreArgs) -> Result<Restored, Mod
         Ok(Outcome::Changed((), None))
     })
     .await?;
-    cx.server().resource_updated(&super::state_uri(&args.id));
+    Models::announce(cx.server(), &args.id);
     Ok(Restored { restored: true })
 }

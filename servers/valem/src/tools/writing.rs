@@ -97,7 +97,7 @@ pub async fn write(
     .await?;
     let outcome = match outcome {
         Some(outcome) => {
-            cx.server().resource_updated(&super::state_uri(id));
+            Models::announce(cx.server(), id);
             outcome
         }
         None => CycleOutcome::default(),

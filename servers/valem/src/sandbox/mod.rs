@@ -19,7 +19,7 @@ pub mod limits;
 mod pages;
 mod pairings;
 mod reply;
-mod secrets;
+pub(crate) mod secrets;
 mod sessions;
 mod verify;
 

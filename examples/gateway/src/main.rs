@@ -116,7 +116,7 @@ fn start(server: &Server<Mounted>) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    tooltable_transports::cli::main_with_start(tooltable_transports::package!(), build, start)
+    tooltable_transports::cli::run(tooltable_transports::package!(), |options, _| build(options), start)
 }
 
 #[cfg(test)]

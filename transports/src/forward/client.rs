@@ -78,13 +78,14 @@ impl std::fmt::Debug for Token {
     }
 }
 
-/// How requests are sent and answers read.
+/// A client of one remote: how requests are sent and answers read. Besides the forwarded
+/// tools, a server in remote mode uses it for requests of its own to the same remote.
 #[derive(Debug, Clone)]
 pub struct Client {
-    pub base: BaseUrl,
-    pub timeout: Duration,
-    pub max_response_bytes: usize,
-    pub authorization: Option<HeaderValue>,
+    pub(crate) base: BaseUrl,
+    pub(crate) timeout: Duration,
+    pub(crate) max_response_bytes: usize,
+    pub(crate) authorization: Option<HeaderValue>,
 }
 
 /// An answer whose whole body was read.
@@ -116,6 +117,22 @@ impl Drop for Driver {
 }
 
 impl Client {
+    /// The client of the remote at `base_url` (`http://host[:port][/prefix]`), reached as
+    /// `options` say (the deadline, the answer's bound, the bearer token).
+    pub fn new(base_url: &str, options: &super::Options) -> Result<Client, ForwardError> {
+        Ok(Client {
+            base: BaseUrl::parse(base_url)?,
+            timeout: options.timeout,
+            max_response_bytes: options.max_response_bytes,
+            authorization: options.token.as_ref().map(Token::header).transpose()?,
+        })
+    }
+
+    /// The full URL of a path and query on the remote.
+    pub fn url(&self, path_and_query: &str) -> String {
+        self.base.url(path_and_query)
+    }
+
     /// Sends one request and reads the whole answer: a failure names the URL, never the token.
     pub async fn send(
         &self,

@@ -48,7 +48,7 @@ pub fn mirror<S: Send + Sync + 'static>(
             forwarded.push(name);
         }
     }
-    let (observer, updates) = super::updates::follower(Arc::clone(&remote.client));
+    let (observer, updates) = super::updates::follower(Arc::clone(&remote.client), remote.hook.clone());
     if !server.observe_subscriptions(observer) {
         return Err(ForwardError::Replace(tooltable::ReplaceError::Shared));
     }

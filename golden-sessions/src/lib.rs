@@ -3,6 +3,8 @@
 //! stdio and HTTP as regression tests (`golden replay`, [`Golden`] for a server crate's tests),
 //! reviewed when they change (`golden review`, `accept`, `reject`), and the source of generated
 //! documentation.
+//!
+//! Rust 1.95 or newer; Linux and macOS (it builds for Windows, where it is not tested).
 
 #![deny(missing_docs, unreachable_pub)]
 

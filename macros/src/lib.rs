@@ -1,5 +1,7 @@
 //! The `#[operation]` attribute of tooltable: one documented `async fn` becomes an MCP tool
 //! (and, with `rest = "..."`, a REST endpoint). Use it through the `tooltable` crate.
+//!
+//! Rust 1.95 or newer, on any platform the compiler runs on.
 
 mod attr;
 mod doc;

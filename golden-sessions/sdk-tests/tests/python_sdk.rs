@@ -3,6 +3,7 @@
 //! (tests/python/client.py) standing as the host, over stdio and Streamable HTTP, in both eras;
 //! then replayed, changed, reviewed and accepted with the real `golden` binary.
 
+#[path = "../../tests/support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader};
@@ -13,7 +14,7 @@ use std::time::Duration;
 
 use support::Scratch;
 
-const GOLDEN: &str = env!("CARGO_BIN_EXE_golden");
+const GOLDEN: &str = env!("CARGO_BIN_EXE_golden-sdk-tests");
 /// A secret of the recorder's environment, which the client also sends and the server repeats.
 const KEY_VARIABLE: &str = "GREETER_API_KEY";
 const KEY: &str = "sk-golden-0123456789";

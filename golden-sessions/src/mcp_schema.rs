@@ -1,41 +1,44 @@
-//! The MCP schema of each revision the servers speak, from `../shared/mcp-spec` beside the
-//! repository: every tool descriptor a server lists must be a valid `Tool` of each, since a host
-//! built on an official SDK throws away the whole `tools/list` for one that is not.
-
-use std::path::PathBuf;
+//! The MCP schema of each revision the servers speak, embedded from `mcp-schema/<revision>/`
+//! (byte copies of the specification's; origin and licence in `mcp-schema/README.md`): every
+//! tool descriptor a server lists must be a valid `Tool` of each, since a host built on an
+//! official SDK throws away the whole `tools/list` for one that is not.
 
 use serde_json::Value;
 
 /// The revisions whose `Tool` definition a descriptor must satisfy.
 pub const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 
-/// The folder of the specification: `MCP_SPEC_DIR`, else `../shared/mcp-spec` beside the repository.
-pub fn spec_dir() -> PathBuf {
-    match std::env::var_os("MCP_SPEC_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/mcp-spec")),
-    }
-}
+/// The JSON Schema of every message of each of [`REVISIONS`], in that order.
+const SCHEMAS: [&str; 2] =
+    [include_str!("../mcp-schema/2025-11-25/schema.json"), include_str!("../mcp-schema/2026-07-28/schema.json")];
 
 /// What is wrong with each tool under each revision; empty when every tool is valid.
 pub fn tool_problems(tools: &[Value]) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
-    for revision in REVISIONS {
-        let path = spec_dir().join(revision).join("schema/schema.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "{}: {e} (the MCP specification is expected beside the repository; set MCP_SPEC_DIR to its folder)",
-                path.display()
-            )
-        })?;
-        let mut schema: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    for (revision, text) in REVISIONS.into_iter().zip(SCHEMAS) {
+        let mut schema: Value = serde_json::from_str(text).map_err(|e| format!("the {revision} schema: {e}"))?;
         schema["$ref"] = Value::from("#/$defs/Tool");
-        let validator = jsonschema::validator_for(&schema).map_err(|e| format!("{}: {e}", path.display()))?;
+        let validator = jsonschema::validator_for(&schema).map_err(|e| format!("the {revision} schema: {e}"))?;
         for tool in tools {
             let name = tool["name"].as_str().unwrap_or("?");
             for error in validator.iter_errors(tool) {
                 problems.push(format!("{revision}: tool {name}: {} at {}", error, error.instance_path()));
             }
+        }
+    }
+    Ok(problems)
+}
+
+/// What [`tool_problems`] finds, and each inputSchema that composes at its root (`allOf`,
+/// `anyOf`, `oneOf`), which the Anthropic API refuses in every request that lists the tool,
+/// unless the tool is `allowed` such a root.
+pub fn descriptor_problems(tools: &[Value], allowed: &[String]) -> Result<Vec<String>, String> {
+    let mut problems = tool_problems(tools)?;
+    let names = tools.iter().map(|tool| (tool, tool["name"].as_str().unwrap_or("?")));
+    for (tool, name) in names.filter(|(_, name)| !allowed.iter().any(|a| a == name)) {
+        for keyword in ["allOf", "anyOf", "oneOf"].into_iter().filter(|k| tool["inputSchema"].get(*k).is_some()) {
+            problems
+                .push(format!("tool {name}: `{keyword}` at the inputSchema's root, which the Anthropic API refuses"));
         }
     }
     Ok(problems)

@@ -1,42 +1,93 @@
 //! Values that differ between runs or machines, replaced by `<NAME>` placeholders in what the
 //! server sends, and filled back into what the client sends. A placeholder is a literal value the
 //! harness knows (the root of a repository) or a pattern (timestamps, hashes), and replaces a
-//! match only at token boundaries, never a field.
+//! match only at token boundaries, never a field. Secrets are redacted first (see
+//! [`redact`](crate::redact)).
 
 use regex::Regex;
 use serde_json::Value;
 
+use crate::redact::Secrets;
+
+/// The pattern every session knows: an RFC 3339 timestamp in UTC, written `<TIMESTAMP>`.
+pub const TIMESTAMP: (&str, &str) = ("TIMESTAMP", r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})");
+
 /// One declared placeholder.
+#[derive(Debug, Clone)]
 pub enum Placeholder {
-    Literal { name: String, value: String },
-    Pattern { name: String, regex: Regex },
+    /// A value known to the harness, such as a path.
+    Literal {
+        /// Written `<NAME>`.
+        name: String,
+        /// What it stands for.
+        value: String,
+    },
+    /// Every match of a regular expression.
+    Pattern {
+        /// Written `<NAME>`.
+        name: String,
+        /// What it matches.
+        regex: Regex,
+    },
 }
 
-#[derive(Default)]
-pub struct Placeholders(Vec<Placeholder>);
+/// The placeholders and secrets of one server's sessions.
+#[derive(Debug, Clone, Default)]
+pub struct Placeholders {
+    list: Vec<Placeholder>,
+    secrets: Secrets,
+}
 
 impl Placeholders {
+    /// What every session knows: `<TIMESTAMP>`, and the secrets of this process's environment.
+    pub fn standard() -> Self {
+        let placeholders = Placeholders { list: Vec::new(), secrets: Secrets::from_env() };
+        placeholders.pattern(TIMESTAMP.0, TIMESTAMP.1).expect("a valid pattern")
+    }
+
+    /// A value the test knows, written `<NAME>`.
     pub fn literal(mut self, name: &str, value: &str) -> Self {
-        self.0.push(Placeholder::Literal { name: name.to_owned(), value: value.to_owned() });
+        self.list.retain(|p| p.name() != name);
+        self.list.push(Placeholder::Literal { name: name.to_owned(), value: value.to_owned() });
         self
     }
 
-    /// A pattern placeholder; the pattern is a regular expression.
+    /// A pattern placeholder; the pattern is a regular expression. One of the same name goes.
     pub fn pattern(mut self, name: &str, pattern: &str) -> Result<Self, regex::Error> {
-        self.0.push(Placeholder::Pattern { name: name.to_owned(), regex: Regex::new(pattern)? });
+        let regex = Regex::new(pattern)?;
+        self.list.retain(|p| p.name() != name);
+        self.list.push(Placeholder::Pattern { name: name.to_owned(), regex });
         Ok(self)
     }
 
-    /// What the server sent, with machine-specific values replaced by their placeholders.
+    /// The secrets redacted from what is recorded and compared.
+    pub fn secrets_mut(&mut self) -> &mut Secrets {
+        &mut self.secrets
+    }
+
+    /// What the server sent, secrets redacted and machine-specific values replaced by their
+    /// placeholders.
     pub fn normalize(&self, v: &Value) -> Value {
-        map_strings(v, &|s| self.normalize_str(s))
+        map_strings(&self.secrets.redact(v), &|s| self.normalize_str(s))
+    }
+
+    /// What a client sent, as a recording writes it: secrets redacted and literal values as
+    /// their placeholders (which [`fill`](Placeholders::fill) puts back; a pattern is not, so it
+    /// is left as sent).
+    pub fn normalize_sent(&self, v: &Value) -> Value {
+        let literals = Placeholders { list: self.literals().cloned().collect(), secrets: Secrets::default() };
+        map_strings(&self.secrets.redact(v), &|s| literals.normalize_str(s))
+    }
+
+    fn literals(&self) -> impl Iterator<Item = &Placeholder> {
+        self.list.iter().filter(|p| matches!(p, Placeholder::Literal { .. }))
     }
 
     /// What the client sends, with literal placeholders filled in.
     pub fn fill(&self, v: &Value) -> Value {
         map_strings(v, &|s| {
             let mut s = s.to_owned();
-            for p in &self.0 {
+            for p in self.literals() {
                 if let Placeholder::Literal { name, value } = p {
                     s = s.replace(&format!("<{name}>"), value);
                 }
@@ -47,7 +98,7 @@ impl Placeholders {
 
     fn normalize_str(&self, s: &str) -> String {
         let mut s = s.to_owned();
-        for p in &self.0 {
+        for p in &self.list {
             s = match p {
                 Placeholder::Literal { name, value } if !value.is_empty() => replace_bounded(
                     &s,
@@ -61,6 +112,14 @@ impl Placeholders {
             };
         }
         s
+    }
+}
+
+impl Placeholder {
+    fn name(&self) -> &str {
+        match self {
+            Placeholder::Literal { name, .. } | Placeholder::Pattern { name, .. } => name,
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The `#[tool]` attribute of tooltable: one documented `async fn` becomes an MCP tool (and, with
 //! `rest = "..."`, a REST endpoint). Use it through the `tooltable` crate, whose re-export
 //! documents every key with an example.
+//!
+//! Rust 1.95 or newer, on any platform the compiler runs on.
 
 #![deny(unreachable_pub)]
 #![warn(missing_docs, missing_debug_implementations)]

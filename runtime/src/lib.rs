@@ -49,6 +49,11 @@
 //! assert_eq!(missing.body["error"], "Invalid arguments");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Compatibility
+//!
+//! Rust 1.95 or newer. No OS calls: it builds for Linux, macOS and Windows (the transports of
+//! `tooltable-transports` are Unix only today).
 
 #![deny(unreachable_pub)]
 #![warn(missing_docs, missing_debug_implementations)]

@@ -185,16 +185,20 @@ impl ServeArgs {
     }
 }
 
+/// `mcp --url URL`: the instance the server's state lives in and how it is reached, as the
+/// server's build sees it ([`run`]), which may add a [`forward::Hook`] to the
+/// options before the tools are forwarded with them.
+#[derive(Debug)]
+pub struct RemoteTarget {
+    pub url: String,
+    pub options: forward::Options,
+}
+
 impl RemoteArgs {
-    /// Forwards the server's tools when a URL is given; an error says what is wrong, never
-    /// quoting the key.
-    fn apply<S: Send + Sync + 'static>(
-        self,
-        server: &mut Server<S>,
-        package: Package,
-    ) -> Result<Option<forward::Updates>, String> {
-        let key = secret(self.api_key, package, "API_KEY");
-        let Some(url) = secret(self.url, package, "URL") else {
+    /// The target when a URL is given; an error says what is wrong, never quoting the key.
+    fn target(&self, package: Package) -> Result<Option<RemoteTarget>, String> {
+        let key = secret(self.api_key.clone(), package, "API_KEY");
+        let Some(url) = secret(self.url.clone(), package, "URL") else {
             return match key {
                 Some(_) => Err("--api-key is for a remote instance: give its --url too".into()),
                 None => Ok(None),
@@ -206,7 +210,7 @@ impl RemoteArgs {
             ApiKey::new(&key).map_err(|e| e.to_string())?;
             options = options.bearer_token(key);
         }
-        forward::mirror(server, &url, options).map(|mirror| Some(mirror.updates)).map_err(|e| e.to_string())
+        Ok(Some(RemoteTarget { url, options }))
     }
 }
 
@@ -243,6 +247,25 @@ where
     A: Args,
     S: Send + Sync + 'static,
 {
+    run(package, |app, _| build(app), |_| Ok(()))
+}
+
+/// The standard CLI with every hook, of which [`main_with`] uses none: `build` is also given
+/// `mcp --url`'s [`RemoteTarget`] (`None` for the other commands, and for `mcp` without a URL),
+/// so a server whose remote mode differs (more tools, other instructions, a hook on the
+/// forwarded calls) builds itself for it; and `start` is called with the server once the command
+/// line has set it up (the shared state key, remote mode) and before it serves: the place to
+/// start what holds on to the server, such as the [proxies](crate::proxy::Proxy) of a gateway,
+/// which the setup could no longer change the server under.
+pub fn run<A, S>(
+    package: Package,
+    build: impl FnOnce(A, Option<&mut RemoteTarget>) -> Result<Server<S>, BuildError>,
+    start: impl FnOnce(&Server<S>) -> Result<(), BuildError>,
+) -> ExitCode
+where
+    A: Args,
+    S: Send + Sync + 'static,
+{
     init_tracing();
     let cli = match command::<A>(package, std::env::args_os()).and_then(|m| Cli::<A>::from_arg_matches(&m)) {
         Ok(cli) => cli,
@@ -251,7 +274,17 @@ where
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
         }
     };
-    let mut server = match build(cli.app) {
+    let mut target = match &cli.command {
+        Command::Mcp { remote, .. } => match remote.target(package) {
+            Ok(target) => target,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        _ => None,
+    };
+    let mut server = match build(cli.app, target.as_mut()) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("error: {e}");
@@ -262,17 +295,35 @@ where
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
+    let mut start = Some(start);
+    let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+    };
+    // Remote mode replaces handlers, which only a server nothing else holds allows: first.
+    if !matches!(cli.command, Command::Mcp { .. })
+        && let Err(code) = started(&server)
+    {
+        return code;
+    }
     match cli.command {
         // stdin is read on this thread, the one the client started, and most calls are answered
         // there; the runtime's one worker runs the calls that wait.
-        Command::Mcp { max_line_bytes, max_unread_output, remote } => {
-            let updates = match remote.apply(&mut server, package) {
-                Ok(updates) => updates,
+        Command::Mcp { max_line_bytes, max_unread_output, remote: _ } => {
+            let forwarded = target.map(|t| forward::mirror(&mut server, &t.url, t.options)).transpose();
+            let updates = match forwarded {
+                Ok(mirror) => mirror.map(|m| m.updates),
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(EXIT_USAGE);
                 }
             };
+            if let Err(code) = started(&server) {
+                return code;
+            }
             with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
                 if let Some(updates) = updates {
                     rt.spawn(updates.run(server.clone()));

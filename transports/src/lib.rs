@@ -20,15 +20,21 @@
 //! }
 //! ```
 //!
-//! Unix only (Linux, macOS): stdio reads and writes the standard descriptors with `libc` calls on
-//! raw file descriptors, and `serve` stops on `SIGTERM` through Unix signals.
+//! # Compatibility
+//!
+//! Rust 1.95 or newer; Linux and macOS. Not Windows yet: [`stdio`] reads and writes the standard
+//! streams as raw file descriptors through `libc` (`poll`, `fcntl`, `read`, `write`), [`http`]
+//! lowers its connection cap to the open-file limit (`getrlimit`) and half-closes a refused
+//! connection with `shutdown(2)`, and `serve` stops on `SIGTERM` through Unix signals.
 
 // HTTP handlers return `Result<T, HttpResponse>`: the error is the response to send, made once per
 // request, so boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod client;
 pub mod forward;
 pub mod http;
+pub mod proxy;
 pub mod rest;
 pub mod stdio;

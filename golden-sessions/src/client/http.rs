@@ -18,6 +18,9 @@ use tokio::task::JoinHandle;
 use super::sse::SseParser;
 use super::{ClientError, is_response_to, request_id};
 
+/// How long a POST may wait for its answer to start (a server starting on a loaded machine is slow).
+pub(crate) const POST: Duration = Duration::from_secs(60);
+
 /// Where requests go and the headers the session has earned.
 #[derive(Clone)]
 struct Endpoint {
@@ -27,6 +30,9 @@ struct Endpoint {
     protocol_version: Option<String>,
 }
 
+/// A client of one Streamable HTTP endpoint: POSTs each message, reads JSON answers and event
+/// streams (resumed with `Last-Event-ID`), opens the GET stream once initialized, and keeps the
+/// session id and negotiated version it is given.
 pub struct HttpClient {
     endpoint: Endpoint,
     outbox: mpsc::UnboundedSender<Value>,
@@ -113,7 +119,15 @@ impl HttpClient {
         format!("http://{}", self.endpoint.authority)
     }
 
+    /// Sends one message; its POST's answer (a JSON body, or the head of an event stream read on
+    /// from then) must come within [`POST`].
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
+        tokio::time::timeout(POST, self.post(msg))
+            .await
+            .map_err(|_| protocol(format!("no answer to the POST within {POST:?}")))?
+    }
+
+    async fn post(&mut self, msg: &Value) -> Result<(), ClientError> {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let response = self.endpoint.request(Method::POST, Some(msg.to_string()), None, &mirrored(msg)).await?;
         if let Some(session) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
@@ -157,6 +171,7 @@ impl HttpClient {
         Ok(())
     }
 
+    /// Ends the session with DELETE, when the server gave one.
     pub async fn close(self) -> Result<(), ClientError> {
         if self.endpoint.session.is_some() {
             let response = self.endpoint.request(Method::DELETE, None, None, &[]).await?;

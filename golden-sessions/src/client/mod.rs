@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 pub use http::HttpClient;
+pub(crate) use sse::SseParser;
 pub use stdio::StdioClient;
 
 /// Why the client could not do what it was asked.
@@ -41,7 +42,9 @@ impl From<std::io::Error> for ClientError {
 
 /// Either transport, with one way to send and receive.
 pub enum Client {
+    /// A server process on the other end of its stdin and stdout.
     Stdio(StdioClient),
+    /// A Streamable HTTP endpoint.
     Http(HttpClient),
 }
 

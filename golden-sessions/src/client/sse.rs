@@ -2,16 +2,16 @@
 //! (the priming event) and comments skipped.
 
 #[derive(Default)]
-pub struct SseParser {
+pub(crate) struct SseParser {
     buffer: String,
     data: Vec<String>,
     /// The last event id seen, to resume from.
-    pub last_id: Option<String>,
+    pub(crate) last_id: Option<String>,
 }
 
 impl SseParser {
     /// Feeds bytes; returns the data of every event they complete.
-    pub fn feed(&mut self, chunk: &[u8]) -> Vec<String> {
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Vec<String> {
         self.buffer.push_str(&String::from_utf8_lossy(chunk));
         let mut events = Vec::new();
         while let Some(end) = self.buffer.find('\n') {

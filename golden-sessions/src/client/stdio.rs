@@ -9,6 +9,8 @@ use tokio::sync::mpsc;
 
 use super::ClientError;
 
+/// A client of a server process it started: one JSON message per line on the server's stdin,
+/// each line of its stdout a message back.
 pub struct StdioClient {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -40,6 +42,7 @@ impl StdioClient {
         Ok(StdioClient { stdin: child.stdin.take(), child, inbox })
     }
 
+    /// Sends one message, as one line.
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
         self.send_line(msg.to_string().as_bytes()).await
     }
@@ -47,12 +50,16 @@ impl StdioClient {
     /// Sends raw bytes as one line (for malformed input).
     pub async fn send_line(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
         let stdin = self.stdin.as_mut().ok_or_else(|| ClientError::Protocol("stdin closed".into()))?;
-        stdin.write_all(bytes).await?;
-        stdin.write_all(b"\n").await?;
+        // One write: a server may take a line in two reads as two messages, the newline alone.
+        let mut line = Vec::with_capacity(bytes.len() + 1);
+        line.extend_from_slice(bytes);
+        line.push(b'\n');
+        stdin.write_all(&line).await?;
         stdin.flush().await?;
         Ok(())
     }
 
+    /// Closes the server's stdin and waits for it to exit.
     pub async fn close(mut self) -> Result<(), ClientError> {
         drop(self.stdin.take());
         self.child.wait().await?;

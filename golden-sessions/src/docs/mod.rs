@@ -7,7 +7,11 @@
 //!   shows them)
 //! - `<!-- generated:walkthrough session=NAME -->`: the session as raw protocol lines
 //!
-//! Each ends at `<!-- end generated -->`.
+//! Each ends at `<!-- end generated -->`. The tool tables list what the server's binary lists
+//! (`bin tools`), or with `session=NAME` what that session's `tools/list` answers list (for a
+//! server whose tools come from elsewhere, like the bridge's from its hub). A region made from
+//! sessions only can be brought up to date without the server: [`refresh_from_sessions`], which
+//! `golden accept` runs on the pages a folder's `golden.json` names.
 
 pub mod regions;
 pub mod render;
@@ -16,34 +20,57 @@ use serde_json::{Map, Value};
 
 use crate::session::SessionFile;
 
-/// What the generators read: the tools as listed, their REST routes, and the sessions by name.
+/// What the generators read: the tools as the server lists them (`None` where the server is not
+/// at hand: those regions stay as they are), their REST routes, and the sessions by name.
 pub struct Sources<'a> {
-    pub tools: &'a [Value],
+    /// The server's descriptors, as `bin tools` prints them.
+    pub tools: Option<&'a [Value]>,
+    /// The route of each tool (`GET /models/{id}`), by name.
     pub routes: &'a Map<String, Value>,
+    /// A session of the folder, by name.
     pub session: &'a dyn Fn(&str) -> Result<SessionFile, String>,
 }
 
-/// The page with every generated region rewritten.
+/// The page with every generated region rewritten (those needing the server's descriptors only
+/// when `sources.tools` has them).
 pub fn regenerate(page: &str, sources: &Sources<'_>) -> Result<String, String> {
     regions::regenerate(page, |region| {
         let session = || {
             let name = region.arg("session").ok_or("this region needs session=NAME")?;
             (sources.session)(name)
         };
-        Ok(match region.kind.as_str() {
-            "tools-reference" => render::reference_table(sources.tools, sources.routes),
-            "tools-purpose" => render::purpose_table(sources.tools),
-            "capture" => {
+        let listed;
+        let tools = match (region.arg("session"), sources.tools) {
+            (Some(_), _) => {
+                listed = render::listed_tools(&session()?);
+                Some(listed.as_slice())
+            }
+            (None, tools) => tools,
+        };
+        Ok(match (region.kind.as_str(), tools) {
+            ("tools-reference" | "tools-purpose", None) => page[region.body.clone()].to_owned(),
+            ("tools-reference", Some(tools)) => render::reference_table(tools, sources.routes),
+            ("tools-purpose", Some(tools)) => render::purpose_table(tools),
+            ("capture", _) => {
                 let mut capture = render::capture(&session()?);
                 if region.arg("keys") == Some("sorted") {
                     render::sort_result_keys(&mut capture);
                 }
                 format!("```json\n{}\n```\n", serde_json::to_string_pretty(&capture).unwrap_or_default())
             }
-            "walkthrough" => format!("```\n{}```\n", render::walkthrough(&session()?)),
-            other => return Err(format!("unknown region kind `{other}`")),
+            ("walkthrough", _) => format!("```\n{}```\n", render::walkthrough(&session()?)),
+            (other, _) => return Err(format!("unknown region kind `{other}`")),
         })
     })
+}
+
+/// The page with the regions made from sessions alone rewritten; the others as they are.
+pub fn refresh_from_sessions(
+    page: &str,
+    routes: &Map<String, Value>,
+    session: &dyn Fn(&str) -> Result<SessionFile, String>,
+) -> Result<String, String> {
+    regenerate(page, &Sources { tools: None, routes, session })
 }
 
 /// Each tool's REST route (`GET /path`) from an OpenAPI document, by operationId.

@@ -4,7 +4,9 @@
 /// One region: what to generate, and where its body sits in the page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
+    /// What it holds (`tools-purpose`, `walkthrough`).
     pub kind: String,
+    /// Its `key=value` words, in order.
     pub args: Vec<(String, String)>,
     /// Byte range of the body (between the two marker lines).
     pub body: std::ops::Range<usize>,
@@ -13,6 +15,7 @@ pub struct Region {
 }
 
 impl Region {
+    /// The value of its argument `key`.
     pub fn arg(&self, key: &str) -> Option<&str> {
         self.args.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }

@@ -49,6 +49,23 @@ fn code_list(names: &[&str]) -> String {
     }
 }
 
+/// The tools a session's `tools/list` answers list, each name once, in the order listed.
+pub fn listed_tools(session: &SessionFile) -> Vec<Value> {
+    let mut tools: Vec<Value> = Vec::new();
+    for step in session.steps().iter().filter(|s| s.sent["method"] == "tools/list") {
+        for (_, answer) in
+            step.received.iter().filter(|(_, m)| step.sent.get("id").is_some_and(|id| is_response_to(m, id)))
+        {
+            for tool in answer["result"]["tools"].as_array().into_iter().flatten() {
+                if !tools.iter().any(|t| t["name"] == tool["name"]) {
+                    tools.push(tool.clone());
+                }
+            }
+        }
+    }
+    tools
+}
+
 /// The tool calls of a session as `{protocol_version, tools, examples: [{tool, request, result}]}`:
 /// the tool names sorted, each result its structuredContent (or its text parsed as JSON).
 pub fn capture(session: &SessionFile) -> Value {

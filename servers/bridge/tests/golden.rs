@@ -13,25 +13,28 @@
 //! - `#! kill-hub`, `#! kill-hub-on METHOD TEMPLATE`: the reference hub killed now, or once it has
 //!   routed that request; `#! hub-gone` waits until that kill has finished
 //!
-//! `GOLDEN_BLESS=1` records the answers; `DOCS_REGENERATE=1` rewrites the page's regions.
+//! (`#! notifications ...` is the harness's own.) A session that differs fails with its diff and
+//! leaves what came back in `NAME.session.new` for `golden accept`; `GOLDEN_BLESS=1` records the
+//! answers; `DOCS_REGENERATE=1` rewrites the page's regions, which golden-sessions/bridge/golden.json
+//! names with the route each tool forwards to.
 
 mod support;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use support::fake_hub::FakeHub;
 use support::{Hub, add_capability, bridge_args, config_copy, free_port, remove_capability};
+use tooltable_golden::BLESS;
 use tooltable_golden::client::Client;
-use tooltable_golden::harness::{bless, differences};
+use tooltable_golden::config::Config;
+use tooltable_golden::harness::{self, bless, settle};
 use tooltable_golden::placeholders::Placeholders;
+use tooltable_golden::replay::{NOTIFICATIONS_DIRECTIVE, Replayer, Verdict};
 use tooltable_golden::session::{Line, SessionFile};
-use tooltable_golden::{BLESS, REGENERATE, docs, replay};
 
 const SESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../golden-sessions/bridge");
-const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/bridge.md");
-const ALL: [&str; 11] = [
+const ALL: [&str; 12] = [
     "listing",
     "collision",
     "capabilities",
@@ -43,6 +46,7 @@ const ALL: [&str; 11] = [
     "hub_slow",
     "hub_faults",
     "stateless",
+    "from_python_sdk",
 ];
 
 /// What one session runs against.
@@ -90,25 +94,22 @@ impl Scene {
 }
 
 /// Runs a session: its directives in order, each message sent and what came back collected.
-async fn run(file: &SessionFile) -> Vec<Vec<Value>> {
+async fn run(file: &SessionFile) -> Verdict {
     let mut scene = Scene::new();
-    let placeholders = Placeholders::default().literal("HUB", &scene.addr());
-    let steps = file.steps();
-    let mut actual = Vec::new();
+    let placeholders = Placeholders::standard().literal("HUB", &scene.addr());
+    let mut replay = Replayer::new(file, &placeholders);
     for (number, line) in &file.lines {
         match line {
             Line::Text(text) => {
-                if let Some(directive) = text.strip_prefix("#! ") {
+                if let Some(directive) = text.strip_prefix("#! ")
+                    && !text.starts_with(NOTIFICATIONS_DIRECTIVE)
+                {
                     scene.direct(*number, directive);
                 }
             }
             Line::Sent(_) => {
-                let step = &steps[actual.len()];
                 let client = scene.client.as_mut().unwrap_or_else(|| panic!("line {number}: no `#! bridge` yet"));
-                let got = replay::run(client, std::slice::from_ref(step), &placeholders)
-                    .await
-                    .unwrap_or_else(|e| panic!("line {number}: {e}"));
-                actual.extend(got);
+                replay.next(client).await.unwrap_or_else(|e| panic!("line {number}: {e}"));
             }
             Line::Received(_) => {}
         }
@@ -116,32 +117,26 @@ async fn run(file: &SessionFile) -> Vec<Vec<Value>> {
     if let Some(client) = scene.client.take() {
         let _ = client.close().await;
     }
-    actual
+    replay.finish()
 }
 
 fn path(session: &str) -> PathBuf {
-    PathBuf::from(SESSIONS).join(format!("{session}.session"))
+    PathBuf::from(SESSIONS).join(format!("{session}.session")).canonicalize().expect("the session exists")
 }
 
-fn load(session: &str) -> Result<SessionFile, String> {
-    let path = path(session);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    SessionFile::parse(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
+fn load(session: &str) -> SessionFile {
+    SessionFile::load(&path(session)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn check(session: &str) {
-    let file = load(session).unwrap_or_else(|e| panic!("{e}"));
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let actual = runtime.block_on(run(&file));
+    let mut file = load(session);
+    let runtime = harness::runtime();
     if std::env::var_os(BLESS).is_some() {
-        std::fs::write(path(session), bless(&file, &actual)).unwrap();
-        return;
+        file = bless(&path(session), &file, &runtime.block_on(run(&file)));
     }
-    let report = differences(&path(session), &file.steps(), &actual);
-    assert!(
-        report.is_empty(),
-        "{report}\nIf the new answers are right, record them: {BLESS}=1 cargo test -p bridge --test golden"
-    );
+    let verdict = runtime.block_on(run(&file));
+    let command = format!("{BLESS}=1 cargo test -p bridge --test golden");
+    settle(&path(session), &file, &[("stdio", verdict)], &format!("{command} {session}"), &command);
 }
 
 macro_rules! sessions {
@@ -166,68 +161,40 @@ sessions!(
     hub_killed,
     hub_slow,
     hub_faults,
-    stateless
+    stateless,
+    from_python_sdk
 );
 
 #[test]
 fn every_session_file_has_a_test() {
-    let mut files: Vec<String> = std::fs::read_dir(SESSIONS)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().strip_suffix(".session").map(str::to_owned))
-        .collect();
-    files.sort();
-    let mut listed: Vec<String> = ALL.iter().map(|s| (*s).to_owned()).collect();
-    listed.sort();
-    assert_eq!(files, listed);
+    let problems = harness::unlisted(&PathBuf::from(SESSIONS), &ALL, "add `{stem}` to ALL and sessions!");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The hub route each bridge tool forwards to, for the reference table's "Maps to" column.
-fn forwarded_routes(tools: &[Value]) -> Map<String, Value> {
-    let flow_routes: HashMap<&str, &str> = HashMap::from([
-        ("jevalan_run_flow", "POST /v1/flows/{name}/run"),
-        ("jevalan_list_flows", "GET /v1/flows"),
-        ("jevalan_validate_flow", "POST /v1/flows/validate"),
-        ("jevalan_try_draft", "POST /v1/drafts/try"),
-    ]);
-    tools
-        .iter()
-        .filter_map(|t| {
-            let name = t["name"].as_str()?;
-            let route = match flow_routes.get(name) {
-                Some(route) => (*route).to_owned(),
-                None => format!("POST /v1/capabilities/{}/call", t["title"].as_str()?),
-            };
-            Some((name.to_owned(), json!(route)))
-        })
-        .collect()
+/// The page's tool tables list the tools of the listing session, each with the hub route
+/// golden.json gives it: a flow tool its flow route, a capability's tool the call of that
+/// capability (its id, the tool's title).
+#[test]
+fn each_listed_tool_maps_to_its_hub_route() {
+    let config = Config::load(&PathBuf::from(SESSIONS)).unwrap_or_else(|e| panic!("{e}"));
+    let tools = tooltable_golden::docs::render::listed_tools(&load("listing"));
+    assert!(tools.len() > 4, "the listing lists the flow tools and the hub's capabilities");
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let route = config.routes.get(name).and_then(Value::as_str);
+        let expected = match name.strip_prefix("jevalan_") {
+            Some(_) => route.filter(|r| r.contains(" /v1/flows") || r.contains(" /v1/drafts")),
+            None => {
+                route.filter(|r| *r == format!("POST /v1/capabilities/{}/call", tool["title"].as_str().unwrap_or("?")))
+            }
+        };
+        assert!(expected.is_some(), "golden.json gives {name} the route {route:?}");
+    }
 }
 
 #[test]
 fn docs_are_generated_from_the_sessions() {
-    let listing = load("listing").unwrap();
-    let tools: Vec<Value> = listing
-        .steps()
-        .iter()
-        .filter(|s| s.sent["method"] == "tools/list")
-        .flat_map(|s| s.received.iter().filter_map(|(_, v)| v["result"]["tools"].as_array().cloned()))
-        .flatten()
-        .collect();
-    let routes = forwarded_routes(&tools);
-    let session = |name: &str| load(name);
-    let sources = docs::Sources { tools: &tools, routes: &routes, session: &session };
-    let text = std::fs::read_to_string(PAGE).unwrap();
-    let fresh = docs::regenerate(&text, &sources).unwrap_or_else(|e| panic!("{PAGE}: {e}"));
-    if fresh == text {
-        return;
-    }
-    if std::env::var_os(REGENERATE).is_some() {
-        std::fs::write(PAGE, fresh).unwrap();
-        return;
-    }
-    panic!(
-        "{PAGE}: the generated regions are out of date; regenerate them: {REGENERATE}=1 cargo test -p bridge --test golden"
-    );
+    harness::check_session_docs(&PathBuf::from(SESSIONS));
 }
 
 /// Every tool the bridge listed in its recorded sessions, the hub's capabilities included, is a
@@ -236,7 +203,7 @@ fn docs_are_generated_from_the_sessions() {
 fn every_listed_tool_is_a_valid_mcp_tool() {
     let mut tools = Vec::new();
     for session in ALL {
-        let file = load(session).unwrap_or_else(|e| panic!("{e}"));
+        let file = load(session);
         for (_, line) in &file.lines {
             if let Line::Received(v) = line
                 && let Some(listed) = v.pointer("/result/tools").and_then(Value::as_array)

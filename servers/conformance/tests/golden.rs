@@ -1,5 +1,5 @@
 //! The recorded sessions in golden-sessions/conformance-server, replayed over stdio and HTTP, and
-//! the docs page generated from them.
+//! the docs page generated from them (named in its golden.json).
 
 use tooltable_golden::Golden;
 
@@ -12,6 +12,5 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [handshake, tools, errors, notifications, client_requests, resources, prompts, stateless],
-    docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/conformance-server.md")]
+    [handshake, tools, errors, notifications, client_requests, resources, prompts, stateless, from_ts_sdk]
 );

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use tooltable_golden::Golden;
+use tooltable_golden::session::{Line, SessionFile};
 
 const BIN: &str = env!("CARGO_BIN_EXE_conformance-server");
 
@@ -13,7 +14,7 @@ fn the_guide_works_step_by_step() {
     let dir = std::env::temp_dir().join(format!("tooltable-guide-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
 
-    // Step 2: the operation is in the table.
+    // Step 2: the tool is in the table.
     let tools = std::process::Command::new(BIN).arg("tools").output().unwrap();
     let tools: serde_json::Value = serde_json::from_slice(&tools.stdout).unwrap();
     assert!(tools.as_array().unwrap().iter().any(|t| t["name"] == "add_numbers"));
@@ -29,8 +30,11 @@ fn the_guide_works_step_by_step() {
     let golden = Golden::new(BIN, &dir);
     golden.record("adding");
     let recorded = std::fs::read_to_string(dir.join("adding.session")).unwrap();
-    assert!(recorded.starts_with("# Adding numbers.\n→ "), "comments and messages are kept");
-    assert!(recorded.contains("← {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\n  \\\"sum\\\": 42\\n}\"}],\"structuredContent\":{\"sum\":42},\"isError\":false}}"), "{recorded}");
+    let recorded = SessionFile::parse(&recorded).unwrap_or_else(|e| panic!("{e}\n{recorded}"));
+    assert_eq!(recorded.lines[0].1, Line::Text("# Adding numbers.".into()), "comments are kept");
+    let call = &recorded.steps()[2];
+    let answer = call.received.iter().map(|(_, v)| v).find(|v| v["id"] == 2).expect("the call's answer");
+    assert_eq!(answer["result"]["structuredContent"], serde_json::json!({"sum": 42}), "{answer}");
     golden.check("adding");
     golden.check_listed(&["adding"]);
 
@@ -45,6 +49,6 @@ fn the_guide_works_step_by_step() {
     let text = std::fs::read_to_string(&page).unwrap();
     assert!(text.contains("| `add_numbers` | `GET /add` | `a`, `b` | — |"), "{text}");
     assert!(text.contains("\"tool\": \"add_numbers\""), "{text}");
-    golden.check_docs(&page);
+    golden.check_page(&page);
     std::fs::remove_dir_all(Path::new(&dir)).unwrap();
 }

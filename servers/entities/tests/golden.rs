@@ -20,7 +20,7 @@ fn golden() -> Golden {
     Golden::new(env!("CARGO_BIN_EXE_entities"), SESSIONS).literal("ROOT", &example_root())
 }
 
-tooltable_golden::golden_tests!(golden(), [full, stateless], docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/entities.md")]);
+tooltable_golden::golden_tests!(golden(), [full, stateless, from_ts_sdk]);
 
 #[test]
 fn the_recorded_session_is_the_seeds_capture() {

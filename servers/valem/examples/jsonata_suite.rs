@@ -1,7 +1,9 @@
 //! Runs the official JSONata test suite through `valem mcp`'s `eval_expression` tool and prints
 //! pass and fail per group and the total. `scripts/jsonata-suite.sh` builds and runs it.
 //!
-//! jsonata_suite --valem PATH --suite DIR [--failures]
+//! jsonata_suite --valem PATH [--suite DIR] [--failures]
+//!
+//! DIR defaults to the suite in the repository, `tests/jsonata-suite`.
 
 #[path = "../tests/support/jsonata_suite.rs"]
 mod jsonata_suite;
@@ -15,7 +17,7 @@ use std::process::ExitCode;
 /// sequence and memory limits are raised to let them.
 const SUITE_LIMITS: &[&str] = &["--max-sequence", "10000000", "--max-eval-bytes", "2147483648"];
 
-const USAGE: &str = "usage: jsonata_suite --valem PATH --suite DIR [--failures]";
+const USAGE: &str = "usage: jsonata_suite --valem PATH [--suite DIR] [--failures]";
 
 fn main() -> ExitCode {
     match run() {
@@ -38,7 +40,8 @@ fn run() -> Result<(), String> {
             _ => return Err(USAGE.into()),
         }
     }
-    let (Some(valem), Some(suite)) = (valem, suite) else { return Err(USAGE.into()) };
+    let Some(valem) = valem else { return Err(USAGE.into()) };
+    let suite = suite.unwrap_or_else(|| PathBuf::from(jsonata_suite::DIR));
     let cases = jsonata_suite::load(&suite)?;
     let mut client =
         mcp_client::Client::start(&valem, SUITE_LIMITS).map_err(|e| format!("{}: {e}", valem.display()))?;

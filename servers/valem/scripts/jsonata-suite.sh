@@ -2,10 +2,10 @@
 # Runs the official JSONata test suite through `valem mcp`'s eval_expression tool, over stdio,
 # and prints pass and fail per group and the total.
 #   scripts/jsonata-suite.sh [SUITE_DIR] [--failures]
-# SUITE_DIR defaults to ../shared/jsonata-suite beside the repository.
+# SUITE_DIR defaults to the suite in the repository, tests/jsonata-suite.
 set -eu
 crate="$(cd "$(dirname "$0")/.." && pwd)"
-suite="$crate/../../../shared/jsonata-suite"
+suite="$crate/tests/jsonata-suite"
 case "${1:-}" in
   ""|--*) ;;
   *) suite="$1"; shift ;;

@@ -5,14 +5,17 @@
 pub mod audit;
 pub mod audit_hook;
 pub mod blobs;
+pub mod browser;
 pub mod engine;
+pub mod namespace;
 pub mod options;
 pub mod resources;
+pub mod sandbox;
 mod server;
 pub mod store;
 pub mod tools;
 
-pub use server::{server, server_durable, server_from, server_with, server_with_audit};
+pub use server::{server, server_durable, server_for, server_from, server_with, server_with_audit};
 
 /// Counts what each evaluation allocates, so that its memory budget holds (see `engine/jsonata/meter.rs`).
 #[global_allocator]

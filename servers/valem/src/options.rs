@@ -28,6 +28,34 @@ pub struct Options {
     /// `audit_hook.rs`).
     #[arg(long, global = true, hide = true, conflicts_with_all = ["data", "database"])]
     pub audit_tamper_hook: bool,
+    #[command(flatten)]
+    pub pairing: Pairing,
+}
+
+/// An agent paired with a developer's browser: browser mode of `mcp --url`.
+#[derive(Args, Debug, Clone)]
+pub struct Pairing {
+    /// With `mcp --url URL`: pair with a developer's browser session in that server's sandbox
+    /// (`pair_browser`); the models are then the session's, which the browser shows and edits.
+    #[arg(long, global = true)]
+    pub browser: bool,
+    /// Seconds one `pair_browser` call waits for the developer's approval (at most as long as the
+    /// pairing lives).
+    #[arg(long, global = true, default_value_t = crate::browser::DEFAULT_WAIT.as_secs())]
+    #[arg(value_parser = clap::value_parser!(u64).range(1..))]
+    pub pair_wait_secs: u64,
+}
+
+impl Default for Pairing {
+    fn default() -> Self {
+        Pairing { browser: false, pair_wait_secs: crate::browser::DEFAULT_WAIT.as_secs() }
+    }
+}
+
+impl Pairing {
+    pub fn pair_wait(&self) -> Duration {
+        Duration::from_secs(self.pair_wait_secs)
+    }
 }
 
 /// The PostgreSQL database several instances share (`--database URL`).
@@ -97,6 +125,7 @@ impl Default for Options {
             store_busy_timeout_ms: Options::DEFAULT_BUSY_TIMEOUT_MS,
             database: Database::default(),
             audit_tamper_hook: false,
+            pairing: Pairing::default(),
         }
     }
 }

@@ -9,7 +9,10 @@ use tooltable::{Error, ErrorKind, Server, table};
 
 use std::sync::Arc;
 
+use tooltable_transports::cli::RemoteTarget;
+
 use crate::audit::AuditStore;
+use crate::browser::Link;
 use crate::options::{Limits, Options};
 use crate::resources;
 use crate::store::ModelStore;
@@ -30,6 +33,12 @@ with paths and depth), get_field and explain; get_audit and verify_audit give th
 record of every write; snapshot before a risky change, restore to roll back. Addresses are \
 canonical JSON Path ($.a.b, $.items[0].x).";
 
+/// What browser mode adds to the instructions.
+const PAIRED_INSTRUCTIONS: &str = " This session works with a developer's browser through the Valem sandbox: \
+call pair_browser first and show the developer the link it gives; the models you create (give each a \
+viewDefinition) then appear in their browser as forms, and every edit they make reaches you as \
+notifications/resources/updated on valem://state/<id> once you subscribe.";
+
 /// The authoring tools: they touch no model, so they run in this process even in remote mode
 /// (`valem mcp --url`), with the server down too.
 pub const LOCAL_TOOLS: [&str; 5] = ["get_domain_guidance", "validate_spec", "eval_expression", "test_spec", "dry_run"];
@@ -40,22 +49,48 @@ pub fn server() -> Result<Server<Models>, TableError> {
 }
 
 pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
-    server_on(Models::new(limits))
+    server_on(Models::new(limits), Mode::Own)
 }
 
 /// The server as a cache of `store`: models, audit trails and blobs outlive the process.
 pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Server<Models>, TableError> {
-    let server = server_on(Models::durable(limits, Arc::clone(&store)))?;
+    let server = server_on(Models::durable(limits, Arc::clone(&store)), Mode::Own)?;
     // Subscribers hear of the commits other instances make too (the copy cached here is
     // reloaded by its revision at its next use). The handle is weak: the store the server
     // holds keeps this callback.
     let weak = server.downgrade();
     store.watch(Arc::new(move |id: &str| {
         if let Some(server) = weak.upgrade() {
-            server.resource_updated(&crate::tools::state_uri(id));
+            Models::announce(&server, id);
         }
     }));
     Ok(server)
+}
+
+/// The server `options` describe for the command line, `remote` being `mcp --url`'s target:
+/// paired with a browser under `--browser` (see [`crate::browser`]), else [`server_from`].
+/// `--browser` without a URL has no sandbox to pair with: it is warned of, and the models live
+/// here.
+pub fn server_for(
+    options: Options,
+    remote: Option<&mut RemoteTarget>,
+) -> Result<Server<Models>, Box<dyn std::error::Error>> {
+    match remote {
+        Some(target) if options.pairing.browser => {
+            let link = Link::new(&target.url, &target.options, options.pairing.pair_wait())?;
+            target.options.hook = Some(link.hook());
+            let server = server_on(Models::new(options.limits), Mode::Browser)?;
+            server.add_tool(link.tool())?;
+            Ok(server)
+        }
+        None if options.pairing.browser => {
+            tracing::warn!(
+                "--browser pairs with the sandbox of a valem serve: give its --url (or VALEM_URL) too; the models live in this process"
+            );
+            server_from(options)
+        }
+        _ => server_from(options),
+    }
 }
 
 /// The server `options` describe: durable under `--data DIR` or `--database URL`, else in
@@ -75,43 +110,55 @@ pub fn server_from(options: Options) -> Result<Server<Models>, Box<dyn std::erro
 
 /// The server, its audit trails kept in `audit`.
 pub fn server_with_audit(limits: Limits, audit: Arc<dyn AuditStore>) -> Result<Server<Models>, TableError> {
-    server_on(Models::with_audit(limits, audit))
+    server_on(Models::with_audit(limits, audit), Mode::Own)
 }
 
-fn server_on(models: Models) -> Result<Server<Models>, TableError> {
+/// Whose models the server serves: its own, or (in browser mode) a paired session's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Own,
+    Browser,
+}
+
+fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
     let note = models.describe_store();
+    let (instructions, create) = match mode {
+        Mode::Own => (INSTRUCTIONS.to_owned(), table![models::create_model]),
+        Mode::Browser => (format!("{INSTRUCTIONS}{PAIRED_INSTRUCTIONS}"), table![models::create_model_paired]),
+    };
+    let mut tools = table![models::list_models];
+    tools.extend(create);
+    tools.extend(table![
+        models::get_model_info,
+        models::get_spec,
+        reading::get_state,
+        reading::get_field,
+        reading::get_effective_schema,
+        writing::mutate,
+        patching::patch_model,
+        reading::explain,
+        reading::get_history,
+        audit::get_audit,
+        audit::verify_audit,
+        snapshots::snapshot,
+        snapshots::restore,
+        evolving::evolve_spec,
+        models::delete_model,
+        views::get_view,
+        guidance::get_domain_guidance,
+        authoring::validate_spec,
+        evaluate::eval_expression,
+        authoring::test_spec,
+        authoring::dry_run,
+        blobs::upload_blob,
+        blobs::download_blob,
+    ]);
     let mut builder = Server::builder(models)
         .startup_note(note)
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
-        .instructions(INSTRUCTIONS)
+        .instructions(instructions)
         .local_tools(LOCAL_TOOLS)
-        .tools(table![
-            models::list_models,
-            models::create_model,
-            models::get_model_info,
-            models::get_spec,
-            reading::get_state,
-            reading::get_field,
-            reading::get_effective_schema,
-            writing::mutate,
-            patching::patch_model,
-            reading::explain,
-            reading::get_history,
-            audit::get_audit,
-            audit::verify_audit,
-            snapshots::snapshot,
-            snapshots::restore,
-            evolving::evolve_spec,
-            models::delete_model,
-            views::get_view,
-            guidance::get_domain_guidance,
-            authoring::validate_spec,
-            evaluate::eval_expression,
-            authoring::test_spec,
-            authoring::dry_run,
-            blobs::upload_blob,
-            blobs::download_blob,
-        ])
+        .tools(tools)
         .resource_template(
             ResourceTemplate::new("valem://state/{modelId}", "model-state")
                 .description("A model's live merged state; subscribe to hear of every committed mutation")

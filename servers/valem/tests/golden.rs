@@ -12,8 +12,7 @@ fn golden() -> Golden {
 
 tooltable_golden::golden_tests!(
     golden(),
-    [worked_example, part2, stateless, reading, authoring, resources, limits],
-    docs: [concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/servers/valem.md")]
+    [worked_example, part2, stateless, reading, authoring, resources, limits, from_python_sdk]
 );
 
 /// A process started with the hidden `--audit-tamper-hook`: `verify_audit` after a stored record

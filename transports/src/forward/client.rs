@@ -78,13 +78,14 @@ impl std::fmt::Debug for Token {
     }
 }
 
-/// How requests are sent and answers read.
+/// A client of one remote: how requests are sent and answers read. Besides the forwarded
+/// tools, a server in remote mode uses it for requests of its own to the same remote.
 #[derive(Debug, Clone)]
 pub struct Client {
-    pub base: BaseUrl,
-    pub timeout: Duration,
-    pub max_response_bytes: usize,
-    pub authorization: Option<HeaderValue>,
+    pub(crate) base: BaseUrl,
+    pub(crate) timeout: Duration,
+    pub(crate) max_response_bytes: usize,
+    pub(crate) authorization: Option<HeaderValue>,
 }
 
 /// An answer whose whole body was read.
@@ -101,6 +102,7 @@ pub type Extra<'a> = &'a [(HeaderName, HeaderValue)];
 /// An answer whose body is still arriving (an event stream), with the connection that carries it.
 pub struct Streaming {
     pub status: u16,
+    pub headers: HeaderMap,
     pub body: hyper::body::Incoming,
     pub _driver: Driver,
 }
@@ -115,6 +117,22 @@ impl Drop for Driver {
 }
 
 impl Client {
+    /// The client of the remote at `base_url` (`http://host[:port][/prefix]`), reached as
+    /// `options` say (the deadline, the answer's bound, the bearer token).
+    pub fn new(base_url: &str, options: &super::Options) -> Result<Client, ForwardError> {
+        Ok(Client {
+            base: BaseUrl::parse(base_url)?,
+            timeout: options.timeout,
+            max_response_bytes: options.max_response_bytes,
+            authorization: options.token.as_ref().map(Token::header).transpose()?,
+        })
+    }
+
+    /// The full URL of a path and query on the remote.
+    pub fn url(&self, path_and_query: &str) -> String {
+        self.base.url(path_and_query)
+    }
+
     /// Sends one request and reads the whole answer: a failure names the URL, never the token.
     pub async fn send(
         &self,
@@ -143,11 +161,17 @@ impl Client {
 
     /// Sends a request and returns once the answer's head has come (under the deadline); the body
     /// is the caller's to read, for as long as it lasts.
-    pub async fn open(&self, path_and_query: &str, extra: Extra<'_>) -> Result<Streaming, RemoteFailure> {
+    pub async fn open(
+        &self,
+        method: &Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+        extra: Extra<'_>,
+    ) -> Result<Streaming, RemoteFailure> {
         let url = self.base.url(path_and_query);
-        let head = self.head(&Method::GET, path_and_query, None, extra, &url);
-        let (status, _, body, driver) = self.deadline(&url, head).await?;
-        Ok(Streaming { status, body, _driver: driver })
+        let head = self.head(method, path_and_query, body, extra, &url);
+        let (status, headers, body, driver) = self.deadline(&url, head).await?;
+        Ok(Streaming { status, headers, body, _driver: driver })
     }
 
     async fn deadline<T>(
@@ -183,7 +207,8 @@ impl Client {
         Ok((status, parts.headers, incoming, driver))
     }
 
-    async fn read(
+    /// Reads a whole body, up to the bound.
+    pub(crate) async fn read(
         &self,
         status: u16,
         headers: HeaderMap,

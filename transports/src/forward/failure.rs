@@ -98,7 +98,7 @@ pub enum ForwardError {
     Descriptors { source: String, reason: String },
     /// A tool read from the document was refused by the server's table.
     Install(tooltable::tool::TableError),
-    /// An operation's handler could not be replaced by its forwarding one.
+    /// A tool's handler could not be replaced by its forwarding one.
     Replace(tooltable::server::ReplaceError),
 }
 
@@ -114,7 +114,7 @@ impl fmt::Display for ForwardError {
                 write!(f, "{source} cannot be laid over the tools: {reason}")
             }
             ForwardError::Install(e) => write!(f, "a forwarded tool was refused: {e}"),
-            ForwardError::Replace(e) => write!(f, "an operation cannot be forwarded: {e}"),
+            ForwardError::Replace(e) => write!(f, "a tool cannot be forwarded: {e}"),
         }
     }
 }

@@ -25,9 +25,10 @@
 //! anything else internal). No answer in time, no connection, a body that is not JSON or is
 //! larger than the bound is a [`RemoteFailure`] naming the URL and the reason.
 
-mod client;
+pub(crate) mod client;
 mod descriptors;
 mod failure;
+mod hook;
 mod mirror;
 pub mod openapi;
 mod request;
@@ -44,17 +45,18 @@ use tooltable::Server;
 use tooltable::tool::{DynamicTool, TableError, ToolDescriptor};
 
 pub use client::Token;
+pub use client::{Answer, Client};
 pub use failure::{ForwardError, Reason, RemoteFailure};
+pub use hook::{Hook, Outgoing};
 pub use mirror::{Mirror, mirror};
 pub use openapi::{Forwarded, Skipped};
 pub use request::{BodyShape, RouteTemplate};
 pub use updates::{MAX_FOLLOWED, Updates};
 
-use client::{BaseUrl, Client};
 use openapi::Reading;
 
 /// How a remote is reached. Defaults: the document at `/openapi.json`, no descriptors, 30 s per
-/// call, 16 MiB per answer, no token.
+/// call, 16 MiB per answer, no token, no hook.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The document's path under the base URL.
@@ -68,6 +70,8 @@ pub struct Options {
     pub max_response_bytes: usize,
     /// Sent as `Authorization: Bearer ...` with every request, the document's too.
     pub token: Option<Token>,
+    /// Called around every forwarded call and by the follower of the remote's updates.
+    pub hook: Option<Arc<dyn Hook>>,
 }
 
 impl Default for Options {
@@ -78,6 +82,7 @@ impl Default for Options {
             timeout: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
             token: None,
+            hook: None,
         }
     }
 }
@@ -103,6 +108,10 @@ impl Options {
         self.descriptors_path = Some(path.into());
         self
     }
+    pub fn hook(mut self, hook: Arc<dyn Hook>) -> Self {
+        self.hook = Some(hook);
+        self
+    }
 }
 
 /// What a [`Remote::refresh`] did to the server's tools, by name.
@@ -122,6 +131,7 @@ pub struct Remote {
     /// Descriptors given in hand, laid over every reading of the document.
     descriptors: Option<Value>,
     reading: Reading,
+    hook: Option<Arc<dyn Hook>>,
 }
 
 impl Remote {
@@ -140,18 +150,13 @@ impl Remote {
     }
 
     fn unread(base_url: &str, options: Options) -> Result<Remote, ForwardError> {
-        let client = Client {
-            base: BaseUrl::parse(base_url)?,
-            timeout: options.timeout,
-            max_response_bytes: options.max_response_bytes,
-            authorization: options.token.as_ref().map(Token::header).transpose()?,
-        };
         Ok(Remote {
-            client: Arc::new(client),
+            client: Arc::new(Client::new(base_url, &options)?),
             document_path: options.document_path,
             descriptors_path: options.descriptors_path,
             descriptors: None,
             reading: Reading::default(),
+            hook: options.hook,
         })
     }
 
@@ -182,11 +187,11 @@ impl Remote {
 
     /// The tools, for [`Server::add_tool`].
     pub fn tools<S: Send + Sync + 'static>(&self) -> Vec<DynamicTool<S>> {
-        self.reading.tools.iter().map(|t| tools::tool(&self.client, t)).collect()
+        self.reading.tools.iter().map(|t| tools::tool(&self.client, t, self.hook.as_ref())).collect()
     }
 
     /// Adds every tool to the server (replacing dynamic tools of the same names). A tool the table
-    /// refuses (a name one of the server's operations has, a schema that does not compile) stops
+    /// refuses (a name one of the server's tools has, a schema that does not compile) stops
     /// it there: the error names the tool, and the tools before it stay added.
     pub fn install<S: Send + Sync + 'static>(&self, server: &Server<S>) -> Result<(), TableError> {
         self.tools().into_iter().try_for_each(|tool| server.add_tool(tool))
@@ -213,7 +218,7 @@ impl Remote {
                 Some(_) => &mut changes.changed,
                 None => &mut changes.added,
             };
-            server.add_tool(tools::tool(&self.client, new)).map_err(ForwardError::Install)?;
+            server.add_tool(tools::tool(&self.client, new, self.hook.as_ref())).map_err(ForwardError::Install)?;
             list.push(new.descriptor.name.clone());
         }
         self.reading = reading;

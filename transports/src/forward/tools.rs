@@ -1,6 +1,7 @@
 //! The tools whose handlers forward: each call fills its route, sends it, and maps the answer.
 //! A 2xx JSON body is the result; a 4xx or 5xx JSON body is a tool failure with that body
-//! unchanged, its kind following the status; anything else is a [`RemoteFailure`].
+//! unchanged, its kind following the status; anything else is a [`RemoteFailure`]. A
+//! [`Hook`] sees the arguments before and the answer after.
 
 use std::sync::Arc;
 
@@ -10,25 +11,40 @@ use tooltable::tool::{DynamicTool, Output};
 
 use super::client::{Answer, Client};
 use super::failure::{Reason, RemoteFailure};
+use super::hook::{Hook, Outgoing};
 use super::openapi::Forwarded;
 use super::request::RouteTemplate;
 
 /// The tool of one remote operation.
-pub fn tool<S: Send + Sync + 'static>(client: &Arc<Client>, forwarded: &Forwarded) -> DynamicTool<S> {
+pub fn tool<S: Send + Sync + 'static>(
+    client: &Arc<Client>,
+    forwarded: &Forwarded,
+    hook: Option<&Arc<dyn Hook>>,
+) -> DynamicTool<S> {
     let (client, route) = (Arc::clone(client), Arc::new(forwarded.route.clone()));
+    let (hook, name) = (hook.cloned(), forwarded.descriptor.name.clone());
     DynamicTool::new(forwarded.descriptor.clone(), move |_cx, args| {
-        let (client, route) = (Arc::clone(&client), Arc::clone(&route));
-        async move { call(&client, &route, args).await }
+        let (client, route, hook, name) = (Arc::clone(&client), Arc::clone(&route), hook.clone(), name.clone());
+        async move {
+            let Some(hook) = hook else { return call(&client, &route, args, &[]).await };
+            let Outgoing { args, headers } = hook.outgoing(&name, args)?;
+            hook.incoming(&name, call(&client, &route, args, &headers).await)
+        }
     })
 }
 
-async fn call(client: &Client, route: &RouteTemplate, args: Value) -> Result<Output, Error> {
+async fn call(
+    client: &Client,
+    route: &RouteTemplate,
+    args: Value,
+    headers: &[(hyper::header::HeaderName, hyper::header::HeaderValue)],
+) -> Result<Output, Error> {
     let args = match args {
         Value::Object(args) => args,
         _ => Map::new(),
     };
     let (target, body) = route.fill(&args);
-    let answer = client.send(&route.method, &target, body.as_ref()).await.map_err(Error::from)?;
+    let answer = client.send_with(&route.method, &target, body.as_ref(), headers).await.map_err(Error::from)?;
     outcome(&client.base.url(&target), answer)
 }
 

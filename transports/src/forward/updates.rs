@@ -2,7 +2,9 @@
 //! HTTP, revision 2025-06-18), subscribed there to every resource a local session subscribes to;
 //! each `notifications/resources/updated` heard on its event stream is passed on to the local
 //! subscribers. The session opens at the first subscription, and again after the remote went
-//! away (every subscription made again), backing off from 1 s to 30 s between attempts.
+//! away (every subscription made again), backing off from 1 s to 30 s between attempts. A
+//! [`Hook`] names the resources at the remote, adds the session's headers, and opens the session
+//! again when those change.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,11 +14,12 @@ use http_body_util::BodyExt;
 use hyper::Method;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tooltable::Server;
 use tooltable::server::SubscriptionObserver;
 
 use super::client::Client;
+use super::hook::Hook;
 
 /// The most resources followed at once; a subscription past it is heard of locally only.
 pub const MAX_FOLLOWED: usize = 1_000;
@@ -32,6 +35,7 @@ const LAST_RETRY: Duration = Duration::from_secs(30);
 pub struct Updates {
     client: Arc<Client>,
     wanted: mpsc::UnboundedReceiver<Wanted>,
+    hook: Option<Arc<dyn Hook>>,
 }
 
 /// A resource to follow, and who waits until it is followed at the remote (or could not be):
@@ -41,7 +45,7 @@ type Wanted = (String, oneshot::Sender<()>);
 /// The observer to give the local server, and the follower that hears what it observed. A local
 /// `resources/subscribe` is answered once the remote subscription is made (or has failed), so a
 /// change made right after it is heard of.
-pub(crate) fn follower(client: Arc<Client>) -> (SubscriptionObserver, Updates) {
+pub(crate) fn follower(client: Arc<Client>, hook: Option<Arc<dyn Hook>>) -> (SubscriptionObserver, Updates) {
     let (tell, wanted) = mpsc::unbounded_channel();
     let observer: SubscriptionObserver = Arc::new(move |uri: String| {
         let (done, followed) = oneshot::channel();
@@ -50,26 +54,50 @@ pub(crate) fn follower(client: Arc<Client>) -> (SubscriptionObserver, Updates) {
             let _ = followed.await;
         })
     });
-    (observer, Updates { client, wanted })
+    (observer, Updates { client, wanted, hook })
 }
 
-/// Why a session with the remote ended; logged, then the session is opened again.
-type Ended = String;
+/// Why a session with the remote ended.
+enum Ended {
+    /// It failed; logged, then the session is opened again after a pause.
+    Failed(String),
+    /// The hook's names or headers changed: the session is opened again at once.
+    Changed,
+    /// The server closed: no subscription can come.
+    Closed,
+}
 
 impl Updates {
     /// Follows the remote until the server's sessions are all gone and no subscription can come.
     pub async fn run<S: Send + Sync + 'static>(mut self, server: Server<S>) {
-        let mut followed = BTreeSet::new();
+        let mut followed: BTreeSet<String> = BTreeSet::new();
         let mut waiting = Vec::new();
         let mut retry = FIRST_RETRY;
+        let mut changes = self.hook.as_ref().and_then(|h| h.changes());
         loop {
-            while followed.is_empty() {
-                let Some((uri, done)) = self.wanted.recv().await else { return };
-                follow(&mut followed, uri);
-                waiting.push(done);
+            // Nothing to follow at the remote yet: a subscription is answered at once.
+            while !followed.iter().any(|uri| self.remote(uri).is_some()) {
+                waiting.clear();
+                tokio::select! {
+                    wanted = self.wanted.recv() => match wanted {
+                        Some((uri, done)) => {
+                            follow(&mut followed, uri);
+                            waiting.push(done);
+                        }
+                        None => return,
+                    },
+                    changed = changed(&mut changes) => if !changed { changes = None },
+                }
             }
-            let ended = self.session(&server, &mut followed, std::mem::take(&mut waiting), &mut retry).await;
-            tracing::warn!("following {}: {ended}; trying again in {retry:?}", self.client.base.url("/mcp"));
+            let why = match self
+                .session(&server, &mut followed, std::mem::take(&mut waiting), &mut retry, &mut changes)
+                .await
+            {
+                Ended::Failed(why) => why,
+                Ended::Changed => continue,
+                Ended::Closed => return,
+            };
+            tracing::warn!("following {}: {why}; trying again in {retry:?}", self.client.base.url("/mcp"));
             // While the remote is away, a subscription is recorded for the next session and
             // answered at once: there is nothing to wait for.
             let pause = tokio::time::sleep(retry);
@@ -81,9 +109,18 @@ impl Updates {
                         Some((uri, _done)) => follow(&mut followed, uri),
                         None => return,
                     },
+                    changed = changed(&mut changes) => if changed { break } else { changes = None },
                 }
             }
             retry = (retry * 2).min(LAST_RETRY);
+        }
+    }
+
+    /// The remote's URI of a local one; `None`: not followed there.
+    fn remote(&self, local: &str) -> Option<String> {
+        match &self.hook {
+            Some(hook) => hook.remote_uri(local),
+            None => Some(local.to_owned()),
         }
     }
 
@@ -94,32 +131,38 @@ impl Updates {
         followed: &mut BTreeSet<String>,
         waiting: Vec<oneshot::Sender<()>>,
         retry: &mut Duration,
+        changes: &mut Option<watch::Receiver<()>>,
     ) -> Ended {
+        let own: Vec<(HeaderName, HeaderValue)> = self.hook.as_ref().map(|h| h.session_headers()).unwrap_or_default();
         let initialize = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": REVISION, "capabilities": {},
             "clientInfo": { "name": server.info().name, "version": server.info().version },
         }});
-        let answer = match self.client.send_with(&Method::POST, "/mcp", Some(&initialize), &[json_body()]).await {
+        let first = [&[json_body()][..], &own].concat();
+        let answer = match self.client.send_with(&Method::POST, "/mcp", Some(&initialize), &first).await {
             Ok(answer) if answer.status == 200 => answer,
-            Ok(answer) => return format!("initialize was answered {}", answer.status),
-            Err(failure) => return failure.error,
+            Ok(answer) => return Ended::Failed(format!("initialize was answered {}", answer.status)),
+            Err(failure) => return Ended::Failed(failure.error),
         };
-        let Some(session) = answer.headers.get(SESSION).cloned() else { return "no session id was given".into() };
-        let headers = [json_body(), (SESSION, session), (VERSION, HeaderValue::from_static(REVISION))];
+        let Some(session) = answer.headers.get(SESSION).cloned() else {
+            return Ended::Failed("no session id was given".into());
+        };
+        let session = [(SESSION, session), (VERSION, HeaderValue::from_static(REVISION))];
+        let headers = [&first[..], &session].concat();
         let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
         if let Err(failure) = self.client.send_with(&Method::POST, "/mcp", Some(&initialized), &headers).await {
-            return failure.error;
+            return Ended::Failed(failure.error);
         }
-        let stream_headers =
-            [(ACCEPT, HeaderValue::from_static("text/event-stream")), headers[1].clone(), headers[2].clone()];
-        let mut stream = match self.client.open("/mcp", &stream_headers).await {
+        let accept = (ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let stream_headers = [&[accept][..], &own, &session].concat();
+        let mut stream = match self.client.open(&Method::GET, "/mcp", None, &stream_headers).await {
             Ok(stream) if stream.status == 200 => stream,
-            Ok(stream) => return format!("the event stream was answered {}", stream.status),
-            Err(failure) => return failure.error,
+            Ok(stream) => return Ended::Failed(format!("the event stream was answered {}", stream.status)),
+            Err(failure) => return Ended::Failed(failure.error),
         };
-        for uri in followed.iter() {
-            if let Err(ended) = self.subscribe(uri, &headers).await {
-                return ended;
+        for uri in followed.iter().filter_map(|uri| self.remote(uri)) {
+            if let Err(ended) = self.subscribe(&uri, &headers).await {
+                return Ended::Failed(ended);
             }
         }
         drop(waiting);
@@ -131,35 +174,58 @@ impl Updates {
                     Some(Ok(frame)) => {
                         let Ok(data) = frame.into_data() else { continue };
                         match events.feed(&data, self.client.max_response_bytes) {
-                            Ok(updated) => updated.iter().for_each(|uri| server.resource_updated(uri)),
-                            Err(ended) => return ended,
+                            Ok(updated) => updated.iter().filter_map(|uri| self.local(uri)).for_each(|uri| server.resource_updated(&uri)),
+                            Err(ended) => return Ended::Failed(ended),
                         }
                     }
-                    Some(Err(e)) => return format!("the event stream broke: {e}"),
-                    None => return "the event stream ended".into(),
+                    Some(Err(e)) => return Ended::Failed(format!("the event stream broke: {e}")),
+                    None => return Ended::Failed("the event stream ended".into()),
                 },
                 wanted = self.wanted.recv() => match wanted {
                     Some((uri, _done)) if !followed.contains(&uri) && followed.len() < MAX_FOLLOWED => {
-                        let subscribed = self.subscribe(&uri, &headers).await;
+                        let subscribed = match self.remote(&uri) {
+                            Some(remote) => self.subscribe(&remote, &headers).await,
+                            None => Ok(()),
+                        };
                         follow(followed, uri);
                         if let Err(ended) = subscribed {
-                            return ended;
+                            return Ended::Failed(ended);
                         }
                     }
                     Some((uri, _done)) => follow(followed, uri),
-                    None => return "the server closed".into(),
+                    None => return Ended::Closed,
+                },
+                changed = changed(changes) => match changed {
+                    true => return Ended::Changed,
+                    false => *changes = None,
                 },
             }
         }
     }
 
-    async fn subscribe(&self, uri: &str, headers: &[(HeaderName, HeaderValue)]) -> Result<(), Ended> {
+    /// The local URI of a remote one; `None`: none of ours.
+    fn local(&self, remote: &str) -> Option<String> {
+        match &self.hook {
+            Some(hook) => hook.local_uri(remote),
+            None => Some(remote.to_owned()),
+        }
+    }
+
+    async fn subscribe(&self, uri: &str, headers: &[(HeaderName, HeaderValue)]) -> Result<(), String> {
         let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": { "uri": uri } });
         match self.client.send_with(&Method::POST, "/mcp", Some(&request), headers).await {
             Ok(answer) if answer.status == 200 => Ok(()),
             Ok(answer) => Err(format!("subscribing to {uri} was answered {}", answer.status)),
             Err(failure) => Err(failure.error),
         }
+    }
+}
+
+/// Whether the hook's names changed (`false`: it can tell no more); never, without a hook.
+async fn changed(changes: &mut Option<watch::Receiver<()>>) -> bool {
+    match changes {
+        Some(changes) => changes.changed().await.is_ok(),
+        None => std::future::pending().await,
     }
 }
 
@@ -175,52 +241,17 @@ fn follow(followed: &mut BTreeSet<String>, uri: String) {
     }
 }
 
-/// Server-sent events, cut at blank lines; what is kept of an unfinished event is bounded.
+/// The updates an event stream announces, read from whole events only.
 #[derive(Debug, Default)]
-struct Events {
-    /// What is not yet a whole event, its line ends made `\n`.
-    pending: Vec<u8>,
-    /// The last byte fed was a `\r`, so a `\n` first in the next chunk ends no other line.
-    after_cr: bool,
-}
+struct Events(crate::client::sse::Parser);
 
 impl Events {
-    /// The URIs the complete events fed so far say were updated. A line ends with `\r\n`, `\n`
-    /// or `\r`, as the event-stream format allows.
-    fn feed(&mut self, data: &[u8], bound: usize) -> Result<Vec<String>, Ended> {
-        for &byte in data {
-            match byte {
-                b'\n' if std::mem::take(&mut self.after_cr) => {}
-                b'\r' => {
-                    self.pending.push(b'\n');
-                    self.after_cr = true;
-                }
-                _ => {
-                    self.after_cr = false;
-                    self.pending.push(byte);
-                }
-            }
-        }
-        let mut updated = Vec::new();
-        while let Some(end) = self.pending.windows(2).position(|w| w == b"\n\n") {
-            let event: Vec<u8> = self.pending.drain(..end + 2).collect();
-            let text = String::from_utf8_lossy(&event);
-            let data: Vec<&str> = text
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            let Ok(message) = serde_json::from_str::<Value>(&data.join("\n")) else { continue };
-            if message["method"] == "notifications/resources/updated" {
-                if let Some(uri) = message["params"]["uri"].as_str() {
-                    updated.push(uri.to_owned());
-                }
-            }
-        }
-        if self.pending.len() > bound {
-            return Err(format!("an event of more than {bound} bytes"));
-        }
-        Ok(updated)
+    /// The URIs the complete events fed so far say were updated.
+    fn feed(&mut self, data: &[u8], bound: usize) -> Result<Vec<String>, String> {
+        let events = self.0.feed(data, bound).map_err(|_| format!("an event of more than {bound} bytes"))?;
+        let messages = events.iter().filter_map(|data| serde_json::from_str::<Value>(data).ok());
+        let updates = messages.filter(|m| m["method"] == "notifications/resources/updated");
+        Ok(updates.filter_map(|m| m["params"]["uri"].as_str().map(str::to_owned)).collect())
     }
 }
 
@@ -237,19 +268,5 @@ mod tests {
         let rest = format!("{}\n\ndata: {{\"method\":\"notifications/message\"}}\n\n", &update[20..]);
         assert_eq!(events.feed(rest.as_bytes(), 1024).unwrap(), ["a://1"]);
         assert!(events.feed(&[b'x'; 100], 64).is_err(), "an unfinished event is bounded");
-    }
-
-    #[test]
-    fn every_line_end_the_format_allows_ends_a_line() {
-        let update = r#"data: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://1"}}"#;
-        for end in ["\r\n", "\r", "\n"] {
-            let mut events = Events::default();
-            let stream = format!("id: 7{end}{update}{end}{end}: keepalive{end}{end}");
-            // Fed a byte at a time, so that a `\r\n` is also split across two chunks.
-            let updated: Vec<String> =
-                stream.as_bytes().chunks(1).flat_map(|b| events.feed(b, 1024).unwrap()).collect();
-            assert_eq!(updated, ["a://1"], "{end:?}");
-            assert!(events.pending.is_empty(), "{end:?}: {:?}", String::from_utf8_lossy(&events.pending));
-        }
     }
 }

@@ -111,7 +111,7 @@ pub fn assemble(
         }
         None => {
             let Value::Object(fields) = body else {
-                return Err(ArgsError("the body must be a JSON object of the operation's arguments".into()));
+                return Err(ArgsError("the body must be a JSON object of the tool's arguments".into()));
             };
             for (name, value) in fields {
                 if args.contains_key(&name) {

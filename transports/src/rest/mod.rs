@@ -1,4 +1,4 @@
-//! REST: every operation with a `rest` route served at it, from the same table as MCP. Errors are
+//! REST: every tool with a `rest` route served at it, from the same table as MCP. Errors are
 //! JSON with the status their kind maps to (the one mapping, also shown in `/openapi.json`).
 
 pub mod args;

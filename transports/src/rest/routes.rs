@@ -1,4 +1,4 @@
-//! The REST routes of a table: each operation with a `rest` route, matched by method and path.
+//! The REST routes of a table: each tool with a `rest` route, matched by method and path.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,6 @@
 //! Remotes that misbehave, played by a tiny server in the test: each gives a clear failure, in
-//! time, and the bearer token shows in none of them.
+//! time, and the bearer token shows in none of them. The same server shows what a hook adds to
+//! the forwarded calls.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -7,8 +8,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tooltable::tool::Output;
 use tooltable::{Error, ErrorKind, Server};
-use tooltable_transports::forward::{Changes, ForwardError, Options, Remote};
+use tooltable_transports::forward::{Changes, ForwardError, Hook, Options, Outgoing, Remote};
 
 const TOKEN: &str = "s3cret-t0ken";
 /// Bounds every test, so a hang fails it instead of stalling the run.
@@ -270,4 +272,51 @@ async fn a_path_value_cannot_move_the_request_to_another_path() {
     let (server, _remote) = forwarding(&fake, Options::default()).await;
     assert_eq!(server.call("item", json!({ "id": ".." })).await, Ok(json!({ "item": ".." })));
     assert_eq!(server.call("item", json!({ "id": "a/b?c" })).await, Ok(json!({ "item": "a/b?c" })));
+}
+
+/// Adds a header to every call, marks the arguments and the answers, and answers `gated`
+/// itself.
+#[derive(Debug)]
+struct Marking;
+
+impl Hook for Marking {
+    fn outgoing(&self, tool: &str, mut args: Value) -> Result<Outgoing, Error> {
+        if tool == "gated" {
+            return Err(Error::new(ErrorKind::Forbidden, "not yet"));
+        }
+        args["marked"] = json!(true);
+        let header =
+            (hyper::header::HeaderName::from_static("x-session-token"), hyper::header::HeaderValue::from_static("t1"));
+        Ok(Outgoing { args, headers: vec![header] })
+    }
+
+    fn incoming(&self, tool: &str, answer: Result<Output, Error>) -> Result<Output, Error> {
+        answer.map(|output| match output {
+            Output::Json(value) => Output::Json(json!({ "tool": tool, "answer": value })),
+            other => other,
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_hook_adds_headers_and_rewrites_what_goes_and_comes_back() {
+    let mut doc = document(&["echo", "gated"]);
+    doc["paths"]["/echo"]["get"]["parameters"] =
+        json!([{ "name": "marked", "in": "query", "required": false, "schema": { "type": "boolean" } }]);
+    let fake = Fake::start(vec![
+        ("/openapi.json", Behaviour::Json(doc)),
+        ("/echo", Behaviour::Json(json!({ "n": 1 }))),
+        ("/gated", Behaviour::Json(json!({ "reached": true }))),
+    ])
+    .await;
+    let (server, _remote) = forwarding(&fake, Options::default().hook(std::sync::Arc::new(Marking))).await;
+    let answer = tokio::time::timeout(GUARD, server.call("echo", json!({}))).await.unwrap();
+    assert_eq!(answer, Ok(json!({ "tool": "echo", "answer": { "n": 1 } })));
+    let gated = tokio::time::timeout(GUARD, server.call("gated", json!({}))).await.unwrap().unwrap_err();
+    assert_eq!((gated.kind, gated.body), (ErrorKind::Forbidden, json!({ "error": "not yet" })));
+    let heads = fake.heads.lock().unwrap();
+    let echo: Vec<&String> = heads.iter().filter(|h| h.starts_with("GET /echo")).collect();
+    assert_eq!(echo.len(), 1, "{heads:?}");
+    assert!(echo[0].contains("x-session-token: t1") && echo[0].contains("marked=true"), "{}", echo[0]);
+    assert!(!heads.iter().any(|h| h.starts_with("GET /gated")), "the hook answered instead: {heads:?}");
 }

@@ -1,4 +1,4 @@
-//! A test table with an operation for every error kind, served on a free loopback port.
+//! A test table with a tool for every error kind, served on a free loopback port.
 
 use std::net::SocketAddr;
 use std::time::Duration;

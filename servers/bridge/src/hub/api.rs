@@ -1,4 +1,4 @@
-//! The hub's HTTP API, one operation per route (served by the REST transport): capabilities,
+//! The hub's HTTP API, one tool per route (served by the REST transport): capabilities,
 //! flows, drafts. `docs/servers/bridge.md` documents each route.
 
 use schemars::JsonSchema;

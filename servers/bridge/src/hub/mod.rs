@@ -39,7 +39,7 @@ pub struct HubOptions {
 /// How many connections the hub serves at once by default.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 
-/// The hub as a tooltable server: its operations are its routes.
+/// The hub as a tooltable server: its tools are its routes.
 pub fn server(config: Config) -> Result<Server<Config>, tooltable::tool::TableError> {
     Server::builder(config)
         .info("bridge-hub", env!("CARGO_PKG_VERSION"))

@@ -26,7 +26,7 @@ struct Kept {
 
 impl Default for Kept {
     fn default() -> Self {
-        Kept { anchor: GENESIS.into(), records: VecDeque::new(), bytes: 0, next_sequence: 1, last_hash: GENESIS.into() }
+        Kept { anchor: GENESIS.into(), records: VecDeque::new(), bytes: 0, next_sequence: 0, last_hash: GENESIS.into() }
     }
 }
 
@@ -107,7 +107,7 @@ mod tests {
         }
         let trail = store.trail("m").unwrap();
         let sequences: Vec<u64> = trail.records.iter().map(|r| r["sequence"].as_u64().unwrap()).collect();
-        assert_eq!(sequences, [3, 4, 5]);
+        assert_eq!(sequences, [2, 3, 4]);
         assert_ne!(trail.anchor, GENESIS);
         assert!(trail.verify().valid);
         store.remove("m").unwrap();
@@ -122,7 +122,7 @@ mod tests {
         }
         assert!(store.tamper("m", 1, |r| r["source"] = json!("forged")));
         let v = store.trail("m").unwrap().verify();
-        assert_eq!((v.valid, v.first_broken_sequence), (false, Some(2)));
+        assert_eq!((v.valid, v.first_broken_sequence), (false, Some(1)));
         assert!(!store.tamper("m", 9, |_| {}));
     }
 }

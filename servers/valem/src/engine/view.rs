@@ -61,7 +61,8 @@ impl Render<'_> {
         }
         let bind = c.get("bind").and_then(Value::as_str).and_then(|b| Path::parse(b).ok());
         let meta = |property: &str| bind.as_ref().and_then(|b| self.meta.get(b)).and_then(|m| m.get(property)).cloned();
-        if let Some(value) = bind.as_ref().and_then(|b| b.get(self.doc)) {
+        // A null bound value is left out, as every null is.
+        if let Some(value) = bind.as_ref().and_then(|b| b.get(self.doc)).filter(|v| !v.is_null()) {
             out.insert("value".into(), value.clone());
         }
         let visible = match c.get("visible") {

@@ -95,8 +95,9 @@ pub trait ModelStore: Send + Sync {
     /// Removes the model `id` with its audit trail; `false` when there was none.
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
 
-    /// The sequence of the newest record of the audit trail of `id`; 0 when it has none.
-    fn last_sequence(&self, id: &str) -> Result<u64, StoreError>;
+    /// The sequence the next record of the audit trail of `id` takes: one past its newest
+    /// record's (the first record's sequence is 0), 0 when it has none.
+    fn next_sequence(&self, id: &str) -> Result<u64, StoreError>;
 
     /// The records of the audit trail of `id` stored under a sequence within `sequences`,
     /// oldest first (a durable trail keeps every record, from `GENESIS`; it is read a page at
@@ -128,9 +129,9 @@ fn stored_record(text: String) -> Value {
 }
 
 /// The sequence and the hash the next record of the trail of `id` follows, given its last stored
-/// record (sequence and text): the first follows `GENESIS`.
+/// record (sequence and text): the first, sequence 0, follows `GENESIS`.
 fn next_link(id: &str, last: Option<(u64, String)>) -> Result<(u64, String), StoreError> {
-    let Some((sequence, text)) = last else { return Ok((1, crate::audit::GENESIS.to_owned())) };
+    let Some((sequence, text)) = last else { return Ok((0, crate::audit::GENESIS.to_owned())) };
     let prev = serde_json::from_str::<Value>(&text)
         .ok()
         .and_then(|r| r.get("hash").and_then(Value::as_str).map(str::to_owned))

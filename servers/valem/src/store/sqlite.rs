@@ -231,9 +231,9 @@ impl ModelStore for SqliteStore {
         Ok(gone > 0)
     }
 
-    fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
+    fn next_sequence(&self, id: &str) -> Result<u64, StoreError> {
         self.read(|conn| {
-            conn.query_row("SELECT coalesce(max(sequence), 0) FROM audit WHERE model_id = ?1", [id], |r| {
+            conn.query_row("SELECT coalesce(max(sequence) + 1, 0) FROM audit WHERE model_id = ?1", [id], |r| {
                 r.get::<_, i64>(0)
             })
             .map(|n| n as u64)

@@ -152,9 +152,9 @@ pub(super) fn newest(
     keep: impl Fn(&Value) -> bool,
 ) -> Result<Vec<Value>, ModelError> {
     let mut out = Vec::new();
-    let mut end = store.last_sequence(id)?.saturating_add(1);
-    while end > 1 && out.len() < limit {
-        let start = end.saturating_sub(TRAIL_PAGE).max(1);
+    let mut end = store.next_sequence(id)?;
+    while end > 0 && out.len() < limit {
+        let start = end.saturating_sub(TRAIL_PAGE);
         let page = store.records(id, start..end)?;
         out.extend(page.into_iter().rev().filter(|r| keep(r)).take(limit - out.len()));
         end = start;
@@ -164,9 +164,9 @@ pub(super) fn newest(
 
 /// `verify_audit` of the stored trail of `id`, read a page at a time from the oldest.
 pub(super) fn verify(store: &dyn ModelStore, id: &str) -> Result<Verification, ModelError> {
-    let last = store.last_sequence(id)?;
-    let (mut anchor, mut checked, mut start) = (GENESIS.to_owned(), 0, 1);
-    while start <= last {
+    let end_of_trail = store.next_sequence(id)?;
+    let (mut anchor, mut checked, mut start) = (GENESIS.to_owned(), 0, 0);
+    while start < end_of_trail {
         let end = start.saturating_add(TRAIL_PAGE);
         let page = store.records(id, start..end)?;
         let verified = verify_from(&page, &anchor, checked);

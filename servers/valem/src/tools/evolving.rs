@@ -52,5 +52,6 @@ pub async fn evolve_spec(cx: &Cx<Models>, args: EvolveArgs) -> Result<Evolved, M
     })
     .await?;
     cx.resource_updated(&super::state_uri(&args.id));
+    cx.tell(&args.id);
     Ok(Evolved { id: args.id, version })
 }

@@ -59,11 +59,40 @@ pub struct CreateModelArgs {
     rest = "POST /models",
     body = "spec",
     status = 201,
-    input_schema = spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", json!({})),
+    input_schema = create_schema(),
     open_world = false,
     destructive = false
 )]
 pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
+    create(cx, args).await
+}
+
+/// Creates a model from a full ModelSpec: validates it, seeds the document from schema
+/// defaults and `defaultValues`, computes every eager derivation. When the id is taken, `-2`,
+/// `-3`, ... is appended: read the returned id. Paired with a browser: include a
+/// `viewDefinition`, so that the developer sees the model as a form in the browser and edits it
+/// there.
+// `create_model` as browser mode lists it (`mcp --url URL --browser`): only the description
+// differs.
+#[tool(
+    name = "create_model",
+    title = "Create model",
+    rest = "POST /models",
+    body = "spec",
+    status = 201,
+    input_schema = create_schema(),
+    open_world = false,
+    destructive = false
+)]
+pub async fn create_model_paired(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
+    create(cx, args).await
+}
+
+fn create_schema() -> Value {
+    spec_schema::with_spec_property("spec", "The full ModelSpec of the new model.", json!({}))
+}
+
+async fn create(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
     super::shallow([&args.spec])?;
     cx.room_for(0)?;
     let models = cx.clone();
@@ -105,5 +134,6 @@ pub struct Deleted {
 #[tool(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
     cx.remove(&args.id).await?;
+    cx.tell(&args.id);
     Ok(Deleted { deleted: true })
 }

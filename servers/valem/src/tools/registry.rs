@@ -31,7 +31,13 @@ pub struct Models {
     blobs: BlobStore,
     /// Where the models are kept when they outlive the process; `None`: in memory only.
     pub(super) store: Option<Arc<dyn ModelStore>>,
+    /// The id of every model whose state changed or that was deleted, for watchers in this
+    /// process (the sandbox's pages); a watcher that falls behind learns it lagged.
+    changes: tokio::sync::broadcast::Sender<String>,
 }
+
+/// Changes a watcher may fall behind by before it is told it lagged.
+const CHANGES_KEPT: usize = 1_024;
 
 pub(super) type Shared = Arc<RwLock<Model>>;
 
@@ -93,12 +99,31 @@ impl Models {
             audit,
             limits,
             store: None,
+            changes: tokio::sync::broadcast::channel(CHANGES_KEPT).0,
         }
     }
 
     /// The registry as a cache of `store`: models, trails and blobs are kept there.
     pub fn durable(limits: Limits, store: Arc<dyn ModelStore>) -> Models {
         Models { store: Some(store), ..Models::new(limits) }
+    }
+
+    /// Tells the subscribers of the state of `id` and the watchers in this process that it
+    /// changed.
+    pub fn announce(server: &tooltable::Server<Models>, id: &str) {
+        server.resource_updated(&super::state_uri(id));
+        server.state().tell(id);
+    }
+
+    /// Tells the watchers in this process that the model `id` changed or is gone.
+    pub fn tell(&self, id: &str) {
+        // No watcher is no error.
+        let _ = self.changes.send(id.to_owned());
+    }
+
+    /// The ids of the models that change from now on (see [`Models::announce`]).
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.changes.subscribe()
     }
 
     /// Where the models are kept, for the startup line.
@@ -142,6 +167,21 @@ impl Models {
         let mut ids = registry.models.range::<str, _>((from, Bound::Unbounded)).map(|(id, _)| id);
         let page: Vec<String> = ids.by_ref().take(limit).cloned().collect();
         Ok((page, ids.next().is_some()))
+    }
+
+    /// [`ids`](Models::ids) of the models whose id starts with `prefix` (a sandbox namespace's):
+    /// they follow one another in the order of ids, right after the prefix itself.
+    pub async fn ids_under(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<String>, bool), ModelError> {
+        let start = after.filter(|a| *a > prefix).unwrap_or(prefix);
+        let (page, more) = self.ids(Some(start), limit).await?;
+        let under: Vec<String> = page.iter().take_while(|id| id.starts_with(prefix)).cloned().collect();
+        let more = more && under.len() == page.len();
+        Ok((under, more))
     }
 
     /// Runs `read` on the model `id` here, for reads that evaluate nothing.

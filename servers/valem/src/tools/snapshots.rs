@@ -50,5 +50,6 @@ pub async fn restore(cx: &Cx<Models>, args: RestoreArgs) -> Result<Restored, Mod
     })
     .await?;
     cx.resource_updated(&super::state_uri(&args.id));
+    cx.tell(&args.id);
     Ok(Restored { restored: true })
 }

@@ -98,6 +98,7 @@ pub async fn write(
     let outcome = match outcome {
         Some(outcome) => {
             cx.resource_updated(&super::state_uri(id));
+            cx.tell(id);
             outcome
         }
         None => CycleOutcome::default(),

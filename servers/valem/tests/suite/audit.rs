@@ -27,7 +27,7 @@ fn every_committed_write_is_recorded_newest_first() {
     let all = call(&server, "get_audit", json!({ "id": "c" })).unwrap();
     let summary: Vec<_> =
         all.as_array().unwrap().iter().map(|r| (r["sequence"].clone(), r["source"].clone())).collect();
-    assert_eq!(summary, [(json!(3), json!("client")), (json!(2), json!("patch")), (json!(1), json!("client"))]);
+    assert_eq!(summary, [(json!(2), json!("client")), (json!(1), json!("patch")), (json!(0), json!("client"))]);
     let first = &all[2];
     assert_eq!(first["mutations"], json!({ "$.n": 1 }));
     assert_eq!((first["modelId"].clone(), first["modelVersion"].clone()), (json!("c"), json!("2.1.0")));
@@ -38,7 +38,7 @@ fn every_committed_write_is_recorded_newest_first() {
 
     let double = call(&server, "get_audit", json!({ "id": "c", "pathPrefix": "$.dou" })).unwrap();
     assert_eq!(double.as_array().unwrap().len(), 2, "traces and derived addresses match the prefix");
-    assert_eq!(call(&server, "get_audit", json!({ "id": "c", "limit": 1 })).unwrap()[0]["sequence"], 3);
+    assert_eq!(call(&server, "get_audit", json!({ "id": "c", "limit": 1 })).unwrap()[0]["sequence"], 2);
     assert_eq!(call(&server, "get_audit", json!({ "id": "c", "limit": -5 })).unwrap().as_array().unwrap().len(), 3);
     let future = call(&server, "get_audit", json!({ "id": "c", "from": "2999-01-01T00:00:00Z" })).unwrap();
     assert_eq!(future, json!([]));
@@ -63,7 +63,7 @@ fn verify_audit_names_the_first_altered_record() {
     let broken = call(&server, "verify_audit", json!({ "id": "c" })).unwrap();
     assert_eq!(
         broken,
-        json!({ "valid": false, "recordsChecked": 3, "firstBrokenSequence": 3, "detail": "content hash mismatch (record was altered)" })
+        json!({ "valid": false, "recordsChecked": 3, "firstBrokenSequence": 2, "detail": "content hash mismatch (record was altered)" })
     );
 }
 
@@ -77,7 +77,7 @@ fn verify_audit_names_a_reorder() {
     let second = store.trail("c").unwrap().records[1].clone();
     store.tamper("c", 0, |record| *record = second);
     let broken = call(&server, "verify_audit", json!({ "id": "c" })).unwrap();
-    assert_eq!((broken["firstBrokenSequence"].clone(), broken["recordsChecked"].clone()), (json!(2), json!(1)));
+    assert_eq!((broken["firstBrokenSequence"].clone(), broken["recordsChecked"].clone()), (json!(1), json!(1)));
     assert_eq!(broken["detail"], "prevHash does not match the preceding record (reorder or deletion)");
 }
 

@@ -75,6 +75,7 @@ async fn hears_updated(mcp: &mut Raw, uri: &str, wait: Duration) -> bool {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn two_instances_take_turns_on_one_model_and_tell_each_other_of_commits() {
     const EACH: usize = 25;
     let db = Postgres::start();
@@ -131,6 +132,7 @@ fn two_instances_take_turns_on_one_model_and_tell_each_other_of_commits() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn every_acknowledged_mutation_through_two_instances_survives_killing_both() {
     let db = Postgres::start();
     let url = db.database("crash");
@@ -138,6 +140,7 @@ fn every_acknowledged_mutation_through_two_instances_survives_killing_both() {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn the_startup_line_names_the_database_without_the_password() {
     let db = Postgres::start();
     let url = db.database("startup");

@@ -4,6 +4,7 @@
 use crate::support::postgres::{PASSWORD, Postgres};
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn the_test_server_starts_asks_for_the_password_and_stops_on_drop() {
     let server = Postgres::start();
     let url = server.database("probe");

@@ -106,7 +106,7 @@ fn a_long_trail_is_read_a_page_at_a_time() {
     let mut db = Connection::open(dir.path().join(DATABASE)).unwrap();
     let tx = db.transaction().unwrap();
     let mut prev = GENESIS.to_owned();
-    for sequence in 1..=RECORDS {
+    for sequence in 0..RECORDS {
         let Value::Object(content) = json!({ "source": "client", "mutations": { "$.n": sequence } }) else {
             unreachable!()
         };
@@ -123,17 +123,17 @@ fn a_long_trail_is_read_a_page_at_a_time() {
     );
     let newest = call(&server, "get_audit", json!({ "id": "long", "limit": 1_600 })).unwrap();
     let sequences: Vec<u64> = newest.as_array().unwrap().iter().map(|r| r["sequence"].as_u64().unwrap()).collect();
-    assert_eq!(sequences, (RECORDS - 1_599..=RECORDS).rev().collect::<Vec<_>>());
+    assert_eq!(sequences, (RECORDS - 1_600..RECORDS).rev().collect::<Vec<_>>());
 
     let set = "UPDATE audit SET record = ?2 WHERE model_id = 'long' AND sequence = ?1";
     db.execute(set, params![2_200, "{not json"]).unwrap();
     let verified = call(&server, "verify_audit", json!({ "id": "long" })).unwrap();
-    assert_eq!(verified["detail"], "unreadable audit line at position 2199");
-    assert_eq!(verified["recordsChecked"], 2_200);
+    assert_eq!(verified["detail"], "unreadable audit line at position 2200", "a record's line index is its sequence");
+    assert_eq!(verified["recordsChecked"], 2_201);
     db.execute("DELETE FROM audit WHERE model_id = 'long' AND sequence = 1500", []).unwrap();
     let verified = call(&server, "verify_audit", json!({ "id": "long" })).unwrap();
     assert_eq!(
         (verified["firstBrokenSequence"].clone(), verified["recordsChecked"].clone()),
-        (json!(1_501), json!(1_500))
+        (json!(1_501), json!(1_501))
     );
 }

@@ -71,7 +71,7 @@ pub fn a_restart_keeps_models_state_history_audit_and_blobs(open: Open) {
     assert_eq!(down["data"], "aGVsbG8=");
     // The trail goes on from where it was; a taken id, stored before the restart, is refused.
     call(&s, "mutate", json!({ "id": "kept", "mutations": { "$.n": 4 } })).unwrap();
-    assert_eq!(call(&s, "get_audit", json!({ "id": "kept", "limit": 1 })).unwrap()[0]["sequence"], 6);
+    assert_eq!(call(&s, "get_audit", json!({ "id": "kept", "limit": 1 })).unwrap()[0]["sequence"], 5);
     let duplicate = call(&s, "create_model", json!({ "spec": summing_spec("kept") })).unwrap_err();
     assert_eq!((&duplicate["error"], &duplicate["id"]), (&json!("Duplicate id"), &json!("kept")), "{duplicate}");
     // Restore and evolve are kept too; delete takes the trail with it.
@@ -118,7 +118,7 @@ pub fn concurrent_commits_on_one_model_serialize(open: Open) {
     }
     let trail = call(&servers[1], "get_audit", json!({ "id": "shared", "limit": 10_000 })).unwrap();
     let sequences: Vec<u64> = trail.as_array().unwrap().iter().rev().map(|r| r["sequence"].as_u64().unwrap()).collect();
-    assert_eq!(sequences, (1..=(WRITERS * EACH) as u64).collect::<Vec<_>>());
+    assert_eq!(sequences, (0..(WRITERS * EACH) as u64).collect::<Vec<_>>());
     assert_eq!(call(&servers[0], "verify_audit", json!({ "id": "shared" })).unwrap()["valid"], true);
     // A model one instance deletes is gone for the other, which held a copy.
     call(&servers[0], "delete_model", json!({ "id": "shared" })).unwrap();
@@ -179,8 +179,8 @@ impl ModelStore for Refusing {
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
         self.inner.delete(id)
     }
-    fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
-        self.inner.last_sequence(id)
+    fn next_sequence(&self, id: &str) -> Result<u64, StoreError> {
+        self.inner.next_sequence(id)
     }
     fn records(&self, id: &str, sequences: std::ops::Range<u64>) -> Result<Vec<Value>, StoreError> {
         self.inner.records(id, sequences)
@@ -229,7 +229,7 @@ pub fn a_failed_commit_changes_nothing(open: Open) {
     assert_eq!(call(&s, "get_audit", json!({ "id": "f" })).unwrap().as_array().unwrap().len(), 1);
 
     call(&s, "mutate", json!({ "id": "f", "mutations": { "$.n": 6 } })).unwrap();
-    assert_eq!(call(&s, "get_audit", json!({ "id": "f", "limit": 1 })).unwrap()[0]["sequence"], 2);
+    assert_eq!(call(&s, "get_audit", json!({ "id": "f", "limit": 1 })).unwrap()[0]["sequence"], 1);
     drop(s);
     drop(refusing);
     let s = server(open());
@@ -271,23 +271,24 @@ pub fn tampering_with_the_stored_trail_is_found(
         }
     }
     let broken = |checked: u64, sequence: Value, detail: &str| json!({ "valid": false, "recordsChecked": checked, "firstBrokenSequence": sequence, "detail": detail });
-    let mut record: Value = serde_json::from_str(&read("edited", 2)).unwrap();
+    // The trail's records are sequences 0 to 3, each at the line index of its sequence.
+    let mut record: Value = serde_json::from_str(&read("edited", 1)).unwrap();
     record["mutations"]["$.n"] = json!(20);
-    edit("edited", Tamper::Set { sequence: 2, record: record.to_string() });
-    assert_eq!(verify("edited"), broken(2, json!(2), "content hash mismatch (record was altered)"));
+    edit("edited", Tamper::Set { sequence: 1, record: record.to_string() });
+    assert_eq!(verify("edited"), broken(2, json!(1), "content hash mismatch (record was altered)"));
 
-    edit("reordered", Tamper::Swap(2, 3));
+    edit("reordered", Tamper::Swap(1, 2));
     let reorder = "prevHash does not match the preceding record (reorder or deletion)";
-    assert_eq!(verify("reordered"), broken(2, json!(3), reorder));
+    assert_eq!(verify("reordered"), broken(2, json!(2), reorder));
 
-    edit("deleted", Tamper::Delete(3));
-    assert_eq!(verify("deleted"), broken(3, json!(4), reorder));
+    edit("deleted", Tamper::Delete(2));
+    assert_eq!(verify("deleted"), broken(3, json!(3), reorder));
 
-    edit("garbled", Tamper::Set { sequence: 2, record: "{not json".into() });
+    edit("garbled", Tamper::Set { sequence: 1, record: "{not json".into() });
     assert_eq!(verify("garbled"), broken(2, Value::Null, "unreadable audit line at position 1"));
 
-    let mut unchained: Value = serde_json::from_str(&read("edited", 1)).unwrap();
+    let mut unchained: Value = serde_json::from_str(&read("edited", 0)).unwrap();
     unchained.as_object_mut().unwrap().remove("hash");
-    edit("edited", Tamper::Set { sequence: 1, record: unchained.to_string() });
-    assert_eq!(verify("edited"), broken(1, json!(1), "record is not hash-chained"));
+    edit("edited", Tamper::Set { sequence: 0, record: unchained.to_string() });
+    assert_eq!(verify("edited"), broken(1, json!(0), "record is not hash-chained"));
 }

@@ -20,21 +20,25 @@ fn on_a_fresh_database(suite: fn(store::Open)) {
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_restart_keeps_models_state_history_audit_and_blobs() {
     on_a_fresh_database(store::a_restart_keeps_models_state_history_audit_and_blobs);
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn concurrent_commits_on_one_model_serialize() {
     on_a_fresh_database(store::concurrent_commits_on_one_model_serialize);
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn a_failed_commit_changes_nothing() {
     on_a_fresh_database(store::a_failed_commit_changes_nothing);
 }
 
 #[test]
+#[cfg_attr(not(has_postgres), ignore = "needs PostgreSQL (initdb, postgres): apt-get install postgresql")]
 fn tampering_with_the_stored_trail_is_found() {
     let server = Postgres::start();
     let url = server.database("tamper");

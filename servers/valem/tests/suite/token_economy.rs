@@ -12,6 +12,9 @@ use crate::support::in_process::call;
 use crate::support::mcp_client;
 
 const LINES: usize = 1_000;
+/// A debug build evaluating 1,000 lines on a loaded machine can pass the default 1 s cycle
+/// limit; the limit is not what these tests measure.
+const CYCLE_LIMIT_MS: u64 = 60_000;
 
 fn spec() -> Value {
     json!({
@@ -33,7 +36,8 @@ fn lines() -> Value {
 }
 
 fn big() -> Server<Models> {
-    let server = valem::server().unwrap();
+    let limits = valem::options::Limits { cycle_timeout_ms: CYCLE_LIMIT_MS, ..valem::options::Limits::DEFAULT };
+    let server = valem::server_with(limits).unwrap();
     call(&server, "create_model", json!({ "spec": spec() })).unwrap();
     call(&server, "mutate", json!({ "id": "big", "mutations": lines() })).unwrap();
     server
@@ -102,7 +106,9 @@ fn the_explain_limit() {
 /// committed write whose answer is oversized is no failure.
 #[test]
 fn the_result_size_guard() {
-    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &[]).unwrap();
+    let limit = CYCLE_LIMIT_MS.to_string();
+    let options = ["--cycle-timeout-ms", limit.as_str()];
+    let mut client = mcp_client::Client::start(Path::new(env!("CARGO_BIN_EXE_valem")), &options).unwrap();
     assert!(!client.call("create_model", json!({ "spec": spec() })).unwrap().is_error);
     let write = client.call("mutate", json!({ "id": "big", "mutations": lines(), "includeTraces": true })).unwrap();
     assert!(!write.is_error, "the write was committed: {}", write.body);

@@ -73,3 +73,31 @@ fn a_view_definition_without_views_is_refused_by_the_schema_of_create_and_evolve
     assert_eq!(refused["error"], "Invalid arguments", "{refused}");
     assert_eq!(refused["violations"][0]["path"], "/evolution/newViewDefinition");
 }
+
+#[test]
+fn a_null_bound_value_is_left_out_as_an_absent_one() {
+    let server = valem::server().unwrap();
+    let spec = json!({
+        "id": "form",
+        "schema": { "type": "object", "properties": { "name": { "type": ["string", "null"] }, "age": { "type": "number" } } },
+        "derivations": [{ "path": "$.nothing", "expr": "undefinedField" }],
+        "viewDefinition": { "views": [{ "id": "main", "components": [
+            { "id": "name", "type": "textField", "bind": "$.name" },
+            { "id": "age", "type": "numericField", "bind": "$.age" },
+            { "id": "nothing", "type": "staticText", "bind": "$.nothing" },
+        ] }] },
+    });
+    call(&server, "create_model", json!({ "spec": spec })).unwrap();
+    call(&server, "mutate", json!({ "id": "form", "mutations": { "$.name": null } })).unwrap();
+    let state = call(&server, "get_state", json!({ "id": "form" })).unwrap();
+    assert_eq!(state, json!({ "name": null, "nothing": null }), "both fields hold null");
+    let view = call(&server, "get_view", json!({ "id": "form" })).unwrap();
+    assert_eq!(
+        view["components"],
+        json!([
+            { "id": "name", "type": "textField", "bind": "$.name" },
+            { "id": "age", "type": "numericField", "bind": "$.age" },
+            { "id": "nothing", "type": "staticText", "bind": "$.nothing" },
+        ])
+    );
+}

@@ -14,6 +14,9 @@ use serde_json::{Map, Number, Value, json};
 
 use super::mcp_client::Client;
 
+/// The suite's folder in the repository.
+pub const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/jsonata-suite");
+
 /// One test case.
 pub struct Case {
     pub group: String,

@@ -1,7 +1,9 @@
 //! A real PostgreSQL server for the tests: `initdb` into a temporary directory, `postgres` on a
 //! free 127.0.0.1 port, stopped and removed on drop. Run as root (as CI is), the server runs as
-//! the unprivileged `postgres` user, which PostgreSQL insists on. A machine without PostgreSQL
-//! fails the test that needs it, saying so: a store test never passes by not running.
+//! the unprivileged `postgres` user, which PostgreSQL insists on. The programs are found by
+//! `test_support::POSTGRES`; a test that starts a server carries
+//! `#[cfg_attr(not(has_postgres), ignore = "...")]`, so a machine without PostgreSQL ignores it,
+//! saying why, rather than pass it by not running it.
 
 use std::io::Read;
 use std::net::TcpListener;
@@ -20,23 +22,6 @@ pub struct Postgres {
     dir: PathBuf,
     port: u16,
     server: Child,
-}
-
-/// Where `initdb` and `postgres` are: the newest `/usr/lib/postgresql/*/bin` (Debian's), else PATH.
-fn bin_dir() -> Option<PathBuf> {
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
-        .filter(|(_, bin)| bin.join("initdb").is_file())
-        .collect();
-    versions.sort();
-    if let Some((_, bin)) = versions.pop() {
-        return Some(bin);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).find(|dir| dir.join("initdb").is_file() && dir.join("postgres").is_file())
 }
 
 /// The uid and gid the server runs as: ours, unless we are root, then `postgres`'s.
@@ -84,7 +69,8 @@ fn as_user(mut command: Command, user: Option<(u32, u32)>) -> Command {
 }
 
 impl Postgres {
-    /// A fresh server, ready for connections; panics with the reason when there can be none.
+    /// A fresh server, ready for connections; panics with the reason when there can be none
+    /// (PostgreSQL absent: what to install).
     /// The tests kill valem, never the server: it does not flush to disk, which only slows them.
     pub fn start() -> Postgres {
         Postgres::start_with(&["fsync=off", "full_page_writes=off"])
@@ -93,13 +79,7 @@ impl Postgres {
     /// A fresh server with `settings` (`name=value`) beside the defaults: none for one that
     /// flushes every commit to disk as a production server does.
     pub fn start_with(settings: &[&str]) -> Postgres {
-        let bin = bin_dir().unwrap_or_else(|| {
-            panic!(
-                "PostgreSQL is not installed: no initdb in /usr/lib/postgresql/*/bin nor on PATH. The PostgreSQL \
-                 store tests need it; install it (Debian: apt-get install -y --no-install-recommends postgresql), \
-                 as .ci/run does"
-            )
-        });
+        let bin = test_support::POSTGRES.path();
         let user = server_user();
         let dir = temp_dir();
         if let Some((uid, gid)) = user {

@@ -311,9 +311,9 @@ impl ModelStore for PostgresStore {
         })
     }
 
-    fn last_sequence(&self, id: &str) -> Result<u64, StoreError> {
+    fn next_sequence(&self, id: &str) -> Result<u64, StoreError> {
         let row = self.row("SELECT max(sequence) FROM audit WHERE model_id = $1", id, "read the trail's end")?;
-        Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)).map_or(0, |n| n as u64))
+        Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)).map_or(0, |n| n as u64 + 1))
     }
 
     fn records(&self, id: &str, sequences: Range<u64>) -> Result<Vec<Value>, StoreError> {

@@ -1,0 +1,75 @@
+//! `golden.json`, beside a folder's sessions: how they are replayed and what is made from them.
+//!
+//! ```json
+//! {
+//!   "args": ["--root", "<ROOT>"],
+//!   "patterns": {"HASH": "[0-9a-f]{64}"},
+//!   "docs": ["../../docs/servers/my-server.md"],
+//!   "routes": {"get_note": "GET /notes/{id}"},
+//!   "rootComposition": ["fixture_tool"]
+//! }
+//! ```
+//!
+//! Every member may be left out, and so may the file.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::placeholders::Placeholders;
+
+/// The file's name.
+pub const FILE: &str = "golden.json";
+
+/// What `golden.json` declares.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The server's arguments after `mcp` or `serve` (placeholders filled).
+    pub args: Vec<String>,
+    /// Pattern placeholders, by name: `<HASH>` for every match.
+    pub patterns: Vec<(String, String)>,
+    /// The docs pages generated from these sessions, relative to the folder.
+    pub docs: Vec<PathBuf>,
+    /// The route each tool maps to, for the reference table, over what the server's OpenAPI says.
+    pub routes: serde_json::Map<String, Value>,
+    /// Tools whose inputSchema may compose at its root (a fixture a conformance suite requires).
+    pub root_composition: Vec<String>,
+}
+
+impl Config {
+    /// The `golden.json` of `dir`, or the defaults when there is none.
+    pub fn load(dir: &Path) -> Result<Config, String> {
+        let path = dir.join(FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let strings = |key: &str| -> Vec<String> {
+            value[key].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(str::to_owned)).collect()
+        };
+        let patterns = value["patterns"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, p)| (name.clone(), p.as_str().unwrap_or_default().to_owned()))
+            .collect();
+        Ok(Config {
+            args: strings("args"),
+            patterns,
+            docs: strings("docs").into_iter().map(|page| dir.join(page)).collect(),
+            routes: value["routes"].as_object().cloned().unwrap_or_default(),
+            root_composition: strings("rootComposition"),
+        })
+    }
+
+    /// The standard placeholders with this folder's patterns.
+    pub fn placeholders(&self) -> Result<Placeholders, String> {
+        let mut placeholders = Placeholders::standard();
+        for (name, pattern) in &self.patterns {
+            placeholders = placeholders.pattern(name, pattern).map_err(|e| format!("{FILE}: pattern {name}: {e}"))?;
+        }
+        Ok(placeholders)
+    }
+}

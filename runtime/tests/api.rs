@@ -16,7 +16,6 @@ fn the_public_types_implement_debug() {
     debug::<tooltable::tool::RestRoute>();
     debug::<tooltable::Error>();
     debug::<tooltable::ErrorKind>();
-    debug::<tooltable::Error>();
     debug::<tooltable::tool::Output>();
     debug::<tooltable::content::Content>();
     debug::<tooltable::content::ContentBlock>();

@@ -14,6 +14,28 @@
 //! A `PATH` is a pending file, the file it would replace, or a folder (every pending file under
 //! it); none means the current folder. `replay` exits 0 when the server answers as recorded, 1
 //! when it does not (after printing the diff and writing `FILE.session.new`), 2 on an error.
+//!
+//! A replay that differs exits 1 and leaves what came back pending; `reject` drops it:
+//!
+//! ```
+//! use std::process::ExitCode;
+//! use tooltable_golden::cli::run;
+//!
+//! let dir = std::env::temp_dir().join(format!("golden-doc-cli-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let session = dir.join("ping.session");
+//! std::fs::write(&session, "→ {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n← {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}\n")?;
+//! let changed = r#"read request; echo '{"jsonrpc":"2.0","id":1,"result":{"late":true}}'"#;
+//!
+//! let file = session.to_str().unwrap();
+//! assert_eq!(run(["golden", "replay", file, "--", "sh", "-c", changed]), ExitCode::from(1));
+//! let pending = dir.join("ping.session.new");
+//! assert!(std::fs::read_to_string(&pending)?.contains("\"late\": true"));
+//! assert_eq!(run(["golden", "reject", pending.to_str().unwrap()]), ExitCode::SUCCESS);
+//! assert!(!pending.exists());
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};

@@ -11,6 +11,21 @@
 //! ```
 //!
 //! Every member may be left out, and so may the file.
+//!
+//! ```
+//! use tooltable_golden::config::{Config, FILE};
+//!
+//! let dir = std::env::temp_dir().join(format!("golden-doc-config-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+//! assert!(Config::load(&dir)?.args.is_empty(), "no golden.json: the defaults");
+//! std::fs::write(dir.join(FILE), r#"{"args": ["--root", "examples"], "patterns": {"HASH": "[0-9a-f]{64}"}}"#)
+//!     .map_err(|e| e.to_string())?;
+//! let config = Config::load(&dir)?;
+//! assert_eq!(config.args, ["--root", "examples"]);
+//! assert_eq!(config.patterns, [("HASH".to_owned(), "[0-9a-f]{64}".to_owned())]);
+//! # std::fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
+//! # Ok::<(), String>(())
+//! ```
 
 use std::path::{Path, PathBuf};
 

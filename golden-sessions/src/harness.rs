@@ -36,6 +36,7 @@ pub const REGENERATE: &str = "DOCS_REGENERATE";
 
 /// The sessions of one server, a tooltable server binary: `BIN mcp ARGS` over stdio, `BIN serve
 /// --listen 127.0.0.1:0 ARGS` over HTTP, `BIN tools` and `BIN openapi` for the docs.
+#[derive(Debug)]
 pub struct Golden {
     bin: String,
     dir: PathBuf,
@@ -71,7 +72,7 @@ impl Golden {
         self
     }
 
-    /// Names the package and test target that run the sessions (what [`golden_tests!`] passes),
+    /// Names the package and test target that run the sessions (what [`golden_tests!`](crate::golden_tests) passes),
     /// so that a failure gives the command that records again.
     pub fn in_cargo_test(mut self, package: &str, test: &str) -> Self {
         self.cargo_test = Some((package.to_owned(), test.to_owned()));

@@ -5,8 +5,26 @@
 //! documentation.
 //!
 //! Rust 1.95 or newer; Linux and macOS (it builds for Windows, where it is not tested).
+//!
+//! ```
+//! use std::process::ExitCode;
+//!
+//! // A session: what the client sends (→) and what the server answers (←).
+//! let dir = std::env::temp_dir().join(format!("golden-doc-crate-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let session = dir.join("ping.session");
+//! std::fs::write(&session, "# A ping.\n→ {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n← {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}\n")?;
+//!
+//! // Replayed against a server, here one line of shell that answers the ping.
+//! let server = r#"read request; echo '{"jsonrpc":"2.0","id":1,"result":{}}'"#;
+//! let code = tooltable_golden::cli::run(["golden", "replay", session.to_str().unwrap(), "--", "sh", "-c", server]);
+//! assert_eq!(code, ExitCode::SUCCESS, "the server answers as recorded");
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
-#![deny(missing_docs, unreachable_pub)]
+#![deny(unreachable_pub)]
+#![warn(missing_docs, missing_debug_implementations)]
 
 pub mod cli;
 pub mod client;

@@ -2,6 +2,22 @@
 //! in any order, and each `<NAME_N>` placeholder of the recording (a cursor, a request id, a
 //! `requestState`: see [`tokens`](crate::tokens)) standing for the value the server sent where
 //! the placeholder was first met, and for that same value afterwards.
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::matching::{Bindings, matches};
+//!
+//! let recorded = json!({ "id": 2, "result": { "tools": [], "nextCursor": "<CURSOR_1>" } });
+//! let mut bindings = Bindings::default();
+//! let sent = json!({ "result": { "nextCursor": "c-81f2", "tools": [] }, "id": 2 });
+//! assert!(matches(&recorded, &sent, &mut bindings), "keys in any order; the placeholder binds");
+//! assert_eq!(bindings.get("CURSOR_1"), Some(&json!("c-81f2")));
+//!
+//! let next_page = json!({ "method": "tools/list", "params": { "cursor": "<CURSOR_1>" } });
+//! assert_eq!(bindings.fill(&next_page)["params"]["cursor"], "c-81f2", "what the client sends back");
+//! let other = json!({ "id": 2, "result": { "tools": [], "nextCursor": "c-0000" } });
+//! assert!(!matches(&recorded, &other, &mut bindings), "a bound placeholder stands for its value only");
+//! ```
 
 use regex::Regex;
 use serde_json::Value;

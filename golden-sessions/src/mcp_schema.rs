@@ -2,6 +2,18 @@
 //! (byte copies of the specification's; origin and licence in `mcp-schema/README.md`): every
 //! tool descriptor a server lists must be a valid `Tool` of each, since a host built on an
 //! official SDK throws away the whole `tools/list` for one that is not.
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::mcp_schema::tool_problems;
+//!
+//! let valid = json!({ "name": "ping", "inputSchema": { "type": "object" } });
+//! assert!(tool_problems(&[valid])?.is_empty());
+//! let no_schema = json!({ "name": "ping", "description": "no inputSchema" });
+//! let problems = tool_problems(&[no_schema])?;
+//! assert!(!problems.is_empty() && problems.iter().all(|p| p.contains("ping")), "{problems:?}");
+//! # Ok::<(), String>(())
+//! ```
 
 use serde_json::Value;
 

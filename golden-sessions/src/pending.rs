@@ -2,6 +2,25 @@
 //! `FILE.new` (`tools.session.new`, `valem.md.new`) for `golden review` and `golden accept`. The
 //! repository's `.gitignore` covers them (`*.session.new`, `*.md.new`), and every one written is
 //! announced on the test run's standard error with how many are pending in its folder.
+//!
+//! ```
+//! use std::path::Path;
+//! use tooltable_golden::pending::{checked_of, clear, find, pending_of, write};
+//!
+//! assert_eq!(pending_of(Path::new("sessions/tools.session")), Path::new("sessions/tools.session.new"));
+//! assert_eq!(checked_of(Path::new("docs/valem.md.new")).as_deref(), Some(Path::new("docs/valem.md")));
+//! assert_eq!(checked_of(Path::new("notes.txt")), None);
+//!
+//! let dir = std::env::temp_dir().join(format!("golden-doc-pending-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+//! let session = dir.join("tools.session");
+//! let pending = write(&session, "what came back\n")?;
+//! assert_eq!(find(&dir), [pending]);
+//! clear(&session);
+//! assert!(find(&dir).is_empty());
+//! # std::fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
+//! # Ok::<(), String>(())
+//! ```
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -3,6 +3,19 @@
 //! harness knows (the root of a repository) or a pattern (timestamps, hashes), and replaces a
 //! match only at token boundaries, never a field. Secrets are redacted first (see
 //! [`redact`](crate::redact)).
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::placeholders::Placeholders;
+//!
+//! let placeholders = Placeholders::standard().literal("ROOT", "/home/me/repo");
+//! let sent_by_server = json!({ "file": "/home/me/repo/notes.yaml", "at": "2026-03-01T12:00:00Z" });
+//! let written = placeholders.normalize(&sent_by_server);
+//! assert_eq!(written, json!({ "file": "<ROOT>/notes.yaml", "at": "<TIMESTAMP>" }));
+//!
+//! let recorded_request = json!({ "params": { "arguments": { "root": "<ROOT>" } } });
+//! assert_eq!(placeholders.fill(&recorded_request)["params"]["arguments"]["root"], "/home/me/repo");
+//! ```
 
 use regex::Regex;
 use serde_json::Value;

@@ -1,4 +1,29 @@
 //! Starting a server binary: `mcp` with a stdio client, or `serve` on a free port with an HTTP client.
+//!
+//! ```
+//! use std::os::unix::fs::PermissionsExt;
+//! use std::time::Duration;
+//!
+//! use serde_json::json;
+//! use tooltable_golden::client::Client;
+//!
+//! // A stand-in for a server binary: `server mcp` answers one request.
+//! let dir = std::env::temp_dir().join(format!("golden-doc-process-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let bin = dir.join("server");
+//! std::fs::write(&bin, "#!/bin/sh\n[ \"$1\" = mcp ] || exit 2\nread request\necho '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}'\n")?;
+//! std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755))?;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! let mut client = Client::Stdio(tooltable_golden::process::stdio(bin.to_str().unwrap(), &[])?);
+//! client.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" })).await?;
+//! let (_, response) = client.until_response(&json!(1), Duration::from_secs(10)).await?;
+//! assert_eq!(response["result"], json!({}));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::process::Stdio;
 use std::time::Duration;

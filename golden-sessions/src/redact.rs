@@ -2,6 +2,21 @@
 //! of a member named like a credential (`authorization`, `apiKey`, `password`, …), the credentials
 //! a recorder saw in HTTP headers, and the value of every environment variable whose name holds
 //! `TOKEN`, `KEY`, `SECRET` or `PASSWORD`: each becomes [`REDACTED`].
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::redact::{REDACTED, Secrets};
+//!
+//! let mut secrets = Secrets::default();
+//! secrets.add("s3cret-t0ken-from-a-header");
+//! let message = json!({
+//!     "params": { "apiKey": "k-123", "note": "sent with Bearer abc.def.ghi", "echo": "s3cret-t0ken-from-a-header" }
+//! });
+//! let written = secrets.redact(&message);
+//! assert_eq!(written["params"]["apiKey"], REDACTED);
+//! assert_eq!(written["params"]["note"], format!("sent with Bearer {REDACTED}"));
+//! assert_eq!(written["params"]["echo"], REDACTED);
+//! ```
 
 use regex::Regex;
 use serde_json::Value;

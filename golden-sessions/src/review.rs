@@ -1,6 +1,24 @@
-//! Taking or dropping pending files (see [`pending`](crate::pending)). Accepting a session also
+//! Taking or dropping pending files (see [`pending`]). Accepting a session also
 //! rewrites the regions made from sessions in the docs pages its folder's `golden.json` names
 //! (and in their pending pages), so that after `golden accept` the tests pass with no other step.
+//!
+//! ```
+//! use tooltable_golden::pending;
+//! use tooltable_golden::review::accept;
+//!
+//! let dir = std::env::temp_dir().join(format!("golden-doc-review-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+//! let session = dir.join("ping.session");
+//! std::fs::write(&session, "# recorded before\n").map_err(|e| e.to_string())?;
+//! let new = pending::write(&session, "# what came back this time\n")?;
+//!
+//! let accepted = accept(&new)?;
+//! assert_eq!(accepted.file, session);
+//! assert_eq!(std::fs::read_to_string(&session).map_err(|e| e.to_string())?, "# what came back this time\n");
+//! assert!(!new.exists() && accepted.pages.is_empty(), "no golden.json names a page");
+//! # std::fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
+//! # Ok::<(), String>(())
+//! ```
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};

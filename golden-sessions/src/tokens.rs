@@ -4,6 +4,18 @@
 //! `<REQUEST_STATE_1>`, task ids as `<TASK_1>`, session ids as `<SESSION_1>`, and the id of each
 //! request the server sends the client (sampling, elicitation, roots) as `<REQUEST_ID_1>`. The
 //! replayer binds each to what the server sends the first time (see [`matching`](crate::matching)).
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::matching::Bindings;
+//! use tooltable_golden::tokens::Tokens;
+//!
+//! let mut tokens = Tokens::from_bindings(&Bindings::default());
+//! let page = tokens.received(&json!({ "id": 1, "result": { "tools": [], "nextCursor": "c-81f2" } }));
+//! assert_eq!(page["result"]["nextCursor"], "<CURSOR_1>");
+//! let next = tokens.sent(&json!({ "id": 2, "method": "tools/list", "params": { "cursor": "c-81f2" } }));
+//! assert_eq!(next["params"]["cursor"], "<CURSOR_1>", "the value handed back is named alike");
+//! ```
 
 use serde_json::{Map, Value};
 

@@ -40,6 +40,17 @@ pub struct HttpClient {
     readers: Vec<JoinHandle<()>>,
 }
 
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let endpoint = &self.endpoint;
+        f.debug_struct("HttpClient")
+            .field("url", &format!("http://{}{}", endpoint.authority, endpoint.path))
+            .field("session", &endpoint.session)
+            .field("protocol_version", &endpoint.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
 fn protocol(e: impl std::fmt::Display) -> ClientError {
     ClientError::Protocol(e.to_string())
 }
@@ -120,7 +131,7 @@ impl HttpClient {
     }
 
     /// Sends one message; its POST's answer (a JSON body, or the head of an event stream read on
-    /// from then) must come within [`POST`].
+    /// from then) must come within a minute.
     pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
         tokio::time::timeout(POST, self.post(msg))
             .await

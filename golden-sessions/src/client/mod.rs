@@ -1,5 +1,25 @@
 //! A raw MCP client: sends JSON-RPC messages as they are and hands back every message the server
 //! sends, over stdio (a child process) or Streamable HTTP (POST, SSE, GET stream, session header).
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use serde_json::json;
+//! use tooltable_golden::client::{Client, StdioClient};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! // A server of one line of shell: it answers the first request it reads.
+//! let server = r#"read request; echo '{"jsonrpc":"2.0","id":7,"result":{}}'"#;
+//! let mut client = Client::Stdio(StdioClient::spawn("sh", &["-c", server])?);
+//! client.send(&json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" })).await?;
+//! let (before, response) = client.until_response(&json!(7), Duration::from_secs(10)).await?;
+//! assert!(before.is_empty());
+//! assert_eq!(response, json!({ "jsonrpc": "2.0", "id": 7, "result": {} }));
+//! client.close().await?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod http;
 mod sse;
@@ -41,6 +61,7 @@ impl From<std::io::Error> for ClientError {
 }
 
 /// Either transport, with one way to send and receive.
+#[derive(Debug)]
 pub enum Client {
     /// A server process on the other end of its stdin and stdout.
     Stdio(StdioClient),

@@ -17,6 +17,12 @@ pub struct StdioClient {
     pub(super) inbox: mpsc::UnboundedReceiver<Value>,
 }
 
+impl std::fmt::Debug for StdioClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioClient").field("pid", &self.child.id()).finish_non_exhaustive()
+    }
+}
+
 impl StdioClient {
     /// Starts `program args..`; its stderr is discarded.
     pub fn spawn(program: &str, args: &[&str]) -> Result<Self, ClientError> {

@@ -12,6 +12,27 @@
 //! server whose tools come from elsewhere, like the bridge's from its hub). A region made from
 //! sessions only can be brought up to date without the server: [`refresh_from_sessions`], which
 //! `golden accept` runs on the pages a folder's `golden.json` names.
+//!
+//! ```
+//! use serde_json::{Map, json};
+//! use tooltable_golden::docs::{Sources, regenerate};
+//! use tooltable_golden::session::SessionFile;
+//!
+//! let tools = [json!({
+//!     "name": "add", "description": "Adds two numbers.",
+//!     "inputSchema": { "type": "object", "properties": { "a": {}, "b": {} }, "required": ["a", "b"] }
+//! })];
+//! let mut routes = Map::new();
+//! routes.insert("add".into(), json!("GET /add"));
+//! let no_sessions = |name: &str| -> Result<SessionFile, String> { Err(format!("no session {name}")) };
+//! let sources = Sources { tools: Some(&tools), routes: &routes, session: &no_sessions };
+//!
+//! let page = "# Tools\n<!-- generated:tools-purpose -->\nstale\n<!-- end generated -->\nWritten by hand.\n";
+//! let page = regenerate(page, &sources)?;
+//! assert!(page.contains("| `add` | Adds two numbers. |"), "{page}");
+//! assert!(!page.contains("stale") && page.ends_with("Written by hand.\n"));
+//! # Ok::<(), String>(())
+//! ```
 
 pub mod regions;
 pub mod render;
@@ -29,6 +50,13 @@ pub struct Sources<'a> {
     pub routes: &'a Map<String, Value>,
     /// A session of the folder, by name.
     pub session: &'a dyn Fn(&str) -> Result<SessionFile, String>,
+}
+
+impl std::fmt::Debug for Sources<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools = self.tools.map(<[Value]>::len);
+        f.debug_struct("Sources").field("tools", &tools).field("routes", &self.routes).finish_non_exhaustive()
+    }
 }
 
 /// The page with every generated region rewritten (those needing the server's descriptors only

@@ -1,5 +1,19 @@
 //! Generated regions of a docs page: the text between `<!-- generated:KIND key=value... -->` and
 //! `<!-- end generated -->` belongs to the generator; everything else to the writer.
+//!
+//! ```
+//! use tooltable_golden::docs::regions::{find, regenerate};
+//!
+//! let page = "Intro.\n<!-- generated:capture session=tools keys=sorted -->\nold\n<!-- end generated -->\n";
+//! let regions = find(page)?;
+//! assert_eq!((regions[0].kind.as_str(), regions[0].arg("session"), regions[0].line), ("capture", Some("tools"), 2));
+//! assert_eq!(&page[regions[0].body.clone()], "old\n");
+//!
+//! let page = regenerate(page, |region| Ok(format!("made for {}\n", region.kind)))?;
+//! assert_eq!(page, "Intro.\n<!-- generated:capture session=tools keys=sorted -->\nmade for capture\n<!-- end generated -->\n");
+//! assert!(find("<!-- generated:walkthrough -->\nno end\n").is_err());
+//! # Ok::<(), String>(())
+//! ```
 
 /// One region: what to generate, and where its body sits in the page.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,20 @@
 //! What generated regions hold: tool reference tables from the descriptors, a JSON capture of a
 //! session's tool calls, and a raw-protocol walkthrough of a session.
+//!
+//! ```
+//! use serde_json::{Map, json};
+//! use tooltable_golden::docs::render::{purpose_table, reference_table};
+//!
+//! let tools = [json!({
+//!     "name": "get_note",
+//!     "description": "One note by its id.\n\nMore detail a table leaves out.",
+//!     "inputSchema": { "type": "object", "properties": { "id": {}, "verbose": {} }, "required": ["id"] }
+//! })];
+//! let mut routes = Map::new();
+//! routes.insert("get_note".into(), json!("GET /notes/{id}"));
+//! assert!(reference_table(&tools, &routes).contains("| `get_note` | `GET /notes/{id}` | `id` | `verbose` |"));
+//! assert!(purpose_table(&tools).contains("| `get_note` | One note by its id. |"));
+//! ```
 
 use serde_json::{Map, Value, json};
 

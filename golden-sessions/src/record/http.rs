@@ -5,6 +5,13 @@
 //! messages in request bodies, JSON responses and event streams are recorded; the credentials in
 //! request headers are redacted wherever a message repeats them, and the headers themselves are
 //! never written.
+//!
+//! ```
+//! use tooltable_golden::record::http::authority_of;
+//!
+//! assert_eq!(authority_of("http://127.0.0.1:8080/mcp").as_deref(), Ok("127.0.0.1:8080"));
+//! assert!(authority_of("https://example.com/mcp").is_err(), "the proxy speaks plain HTTP to its upstream");
+//! ```
 
 use std::convert::Infallible;
 use std::future::Future;

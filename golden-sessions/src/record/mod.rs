@@ -4,6 +4,25 @@
 //! writes has secrets redacted, `<TIMESTAMP>` and the folder's patterns in what the server sent,
 //! and the opaque values of [`tokens`](crate::tokens) as placeholders, so the file replays as it
 //! is. A client of revision 2026-07-28 (no `initialize`) is recorded as it talks.
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::placeholders::Placeholders;
+//! use tooltable_golden::record::Recorder;
+//! use tooltable_golden::session::{Line, SessionFile};
+//!
+//! let path = std::env::temp_dir().join(format!("golden-doc-record-{}.session", std::process::id()));
+//! let recorder = Recorder::create(&path, Placeholders::standard(), "stdio")?;
+//! recorder.message(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }), true)?;
+//! let answer = json!({ "jsonrpc": "2.0", "id": 1, "result": { "tools": [], "nextCursor": "c-81f2" } });
+//! recorder.message(&answer, false)?;
+//!
+//! let written = SessionFile::parse(&std::fs::read_to_string(&path).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+//! let received: Vec<_> = written.lines.iter().filter_map(|(_, line)| match line { Line::Received(v) => Some(v), _ => None }).collect();
+//! assert_eq!(received[0]["result"]["nextCursor"], "<CURSOR_1>", "an opaque value, as its placeholder");
+//! # std::fs::remove_file(&path).map_err(|e| e.to_string())?;
+//! # Ok::<(), String>(())
+//! ```
 
 pub mod http;
 pub mod stdio;
@@ -26,6 +45,16 @@ const NOT_JSON_CHARS: usize = 200;
 #[derive(Clone)]
 pub struct Recorder {
     inner: Arc<Mutex<Inner>>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.lock();
+        f.debug_struct("Recorder")
+            .field("path", &inner.path)
+            .field("transport", &inner.transport)
+            .finish_non_exhaustive()
+    }
 }
 
 struct Inner {

@@ -4,6 +4,26 @@
 //! what it answers). The server's stderr is the
 //! recorder's. When the host closes its end, the server's stdin is closed and the recorder ends
 //! with the server (killed after [`EXIT`] if it lingers).
+//!
+//! ```
+//! use tooltable_golden::placeholders::Placeholders;
+//! use tooltable_golden::record::{Recorder, stdio::relay};
+//!
+//! let path = std::env::temp_dir().join(format!("golden-doc-relay-{}.session", std::process::id()));
+//! let recorder = Recorder::create(&path, Placeholders::standard(), "stdio")?;
+//! // The host writes one request; the server, one line of shell, answers it.
+//! let host_in: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+//! let mut host_out = Vec::new();
+//! let server = r#"read request; echo '{"jsonrpc":"2.0","id":1,"result":{}}'"#.to_owned();
+//! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+//! runtime.block_on(relay("sh", &["-c".to_owned(), server], host_in, &mut host_out, &recorder))?;
+//!
+//! assert_eq!(host_out, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", "relayed unchanged");
+//! let written = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+//! assert!(written.contains("→ {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}"), "{written}");
+//! # std::fs::remove_file(&path).map_err(|e| e.to_string())?;
+//! # Ok::<(), String>(())
+//! ```
 
 use std::process::{ExitStatus, Stdio};
 

@@ -8,6 +8,27 @@
 //! `#! notifications METHOD...` (`*` for every method): a session says what it is about, so a
 //! log line it does not show cannot break it. One that came a step sooner than recorded (its
 //! host sent on without waiting) counts in the step that records it.
+//!
+//! ```
+//! use tooltable_golden::client::{Client, StdioClient};
+//! use tooltable_golden::placeholders::Placeholders;
+//! use tooltable_golden::replay::Replayer;
+//! use tooltable_golden::session::SessionFile;
+//!
+//! let session = SessionFile::parse(concat!(
+//!     "→ {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n",
+//!     "← {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}\n",
+//! ))?;
+//! let placeholders = Placeholders::standard();
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! let server = r#"read request; echo '{"jsonrpc":"2.0","id":1,"result":{}}'"#;
+//! let mut client = Client::Stdio(StdioClient::spawn("sh", &["-c", server])?);
+//! let verdict = Replayer::new(&session, &placeholders).run(&mut client).await?;
+//! assert!(verdict.matched());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod verdict;
 
@@ -49,6 +70,7 @@ struct Plan {
 }
 
 /// One replay of one session, step by step.
+#[derive(Debug)]
 pub struct Replayer<'a> {
     steps: Vec<Step>,
     plans: Vec<Plan>,

@@ -1,6 +1,31 @@
 //! What a replay found: whether each step matched, a diff of those that did not, and the session
 //! as observed (the recording with each step's answers replaced by what came back), which is what
 //! a pending `.session.new` holds and what `GOLDEN_BLESS=1` writes.
+//!
+//! ```
+//! use std::path::Path;
+//!
+//! use tooltable_golden::client::{Client, StdioClient};
+//! use tooltable_golden::placeholders::Placeholders;
+//! use tooltable_golden::replay::Replayer;
+//! use tooltable_golden::session::SessionFile;
+//!
+//! let session = SessionFile::parse(concat!(
+//!     "→ {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n",
+//!     "← {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}\n",
+//! ))?;
+//! let placeholders = Placeholders::standard();
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! let changed = r#"read request; echo '{"jsonrpc":"2.0","id":1,"result":{"late":true}}'"#;
+//! let mut client = Client::Stdio(StdioClient::spawn("sh", &["-c", changed])?);
+//! let verdict = Replayer::new(&session, &placeholders).run(&mut client).await?;
+//! assert!(!verdict.matched());
+//! assert!(verdict.differences(Path::new("ping.session")).contains("late"));
+//! assert!(verdict.observed_session(&session).contains("\"late\": true"), "what a pending file holds");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fmt::Write as _;
 use std::path::Path;

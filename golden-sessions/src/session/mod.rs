@@ -15,6 +15,25 @@
 //! A message may be written in any JSON layout (one compact line is fine) as long as it starts on
 //! its marker's line and nothing follows it on its last line; [`SessionFile::render`] writes the
 //! layout of [`render`].
+//!
+//! ```
+//! use tooltable_golden::session::SessionFile;
+//!
+//! let file = SessionFile::parse(concat!(
+//!     "# A call, and its answer.\n",
+//!     "→ {\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\", \"params\": {\"name\": \"add\"}}\n",
+//!     "← {\"jsonrpc\": \"2.0\",\n",
+//!     "    \"id\": 2, \"result\": {\"content\": []}}\n",
+//! ))?;
+//! let steps = file.steps();
+//! assert_eq!(steps.len(), 1);
+//! assert_eq!(steps[0].sent["params"]["name"], "add");
+//! assert_eq!(steps[0].received[0].1["id"], 2);
+//! // Written back in the layout of `render`: the answer fits on one line.
+//! let lines: Vec<_> = file.lines.iter().map(|(_, line)| line.clone()).collect();
+//! assert!(SessionFile::render(&lines).ends_with("← {\"jsonrpc\": \"2.0\", \"id\": 2, \"result\": {\"content\": []}}\n"));
+//! # Ok::<(), tooltable_golden::session::ParseError>(())
+//! ```
 
 pub mod render;
 

@@ -1,6 +1,19 @@
 //! Messages as a person reads them in a session file: pretty-printed with 2-space indents, keys in
 //! the order they came, an object or array kept on one line when it fits in [`WIDTH`] columns,
 //! and every string whole, however long.
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable_golden::session::render::WIDTH;
+//! use tooltable_golden::session::{Line, SessionFile};
+//!
+//! let short = Line::Received(json!({ "id": 1, "result": {} }));
+//! assert_eq!(SessionFile::render(&[short]), "← {\"id\": 1, \"result\": {}}\n");
+//! let long = Line::Received(json!({ "id": 2, "result": { "text": "x".repeat(WIDTH) } }));
+//! let x = "x".repeat(WIDTH);
+//! let expected = format!("← {{\n    \"id\": 2,\n    \"result\": {{\n      \"text\": \"{x}\"\n    }}\n  }}\n");
+//! assert_eq!(SessionFile::render(&[long]), expected, "too wide: one member a line, the string whole");
+//! ```
 
 use serde_json::Value;
 

@@ -259,7 +259,8 @@ pub mod server {
 /// use tokio::sync::mpsc;
 /// use tooltable::Server;
 /// use tooltable::transport::jsonrpc::RequestId;
-/// use tooltable::transport::{Destination, Outgoing, RequestContext, Session, Transport};
+/// use tooltable::context::Transport;
+/// use tooltable::transport::{Destination, Outgoing, RequestContext, Session};
 ///
 /// let server = Server::builder(()).build()?;
 /// let (outbox, mut out) = mpsc::unbounded_channel();
@@ -272,7 +273,7 @@ pub mod server {
 /// # Ok::<(), tooltable::tool::TableError>(())
 /// ```
 pub mod transport {
-    pub use crate::api::context::{Era, RequestContext, Transport};
+    pub use crate::api::context::request::RequestContext;
     pub use crate::api::numbers;
     pub use crate::api::tool::BoxFuture;
     pub use crate::engine::era::SUPPORTED_VERSIONS;

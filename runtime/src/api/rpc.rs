@@ -7,6 +7,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The JSON-RPC error codes the engine uses.
+///
+/// ```
+/// use tooltable::transport::jsonrpc::{RpcError, code};
+///
+/// let refused = RpcError::invalid_params("params.name (a string) is required");
+/// assert_eq!(refused.code, code::INVALID_PARAMS);
+/// assert_eq!(RpcError::new(code::RESOURCE_NOT_FOUND, "Resource not found: notes://7").code, -32002);
+/// ```
 pub mod code {
     /// The message is not JSON.
     pub const PARSE_ERROR: i32 = -32700;

@@ -30,7 +30,7 @@
 mod call;
 mod principal;
 mod questions;
-mod request;
+pub(crate) mod request;
 
 use std::sync::Arc;
 
@@ -48,7 +48,8 @@ pub use crate::api::logging::LogLevel;
 pub(crate) use call::{CallSide, ServerSide};
 pub use principal::Principal;
 pub use questions::{ClientRequestError, InputRequest};
-pub use request::{Era, RequestContext, Transport};
+pub(crate) use request::RequestContext;
+pub use request::{Era, Transport};
 
 /// The context of one call. Cheap to clone; `Deref`s to the server's state.
 pub struct Cx<S> {

@@ -36,7 +36,8 @@ pub enum Era {
 ///
 /// ```
 /// use tooltable::Principal;
-/// use tooltable::context::{RequestContext, Transport};
+/// use tooltable::context::Transport;
+/// use tooltable::transport::RequestContext;
 ///
 /// let stdio = RequestContext::new(Transport::Stdio);
 /// assert!(stdio.principal().is_none());

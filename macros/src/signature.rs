@@ -16,7 +16,7 @@ pub(crate) struct Checked {
     pub(crate) output: Type,
 }
 
-const SHAPE: &str = "a tool is `async fn name(cx: &Cx<S>, args: T) -> Result<T, E>`, both parameters optional";
+const SHAPE: &str = "a tool is `async fn name(cx: &Cx<S>, args: A) -> Result<T, E>`, both parameters optional";
 
 /// Checks the signature, pushing every problem found; `None` if there was any.
 pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked> {

@@ -92,9 +92,9 @@ pub use engine::server::{Server, ServerBuilder};
 /// | `output = Type` | the outputSchema from another type than the success type |
 /// | `output_schema = expr` | the outputSchema as a JSON value built at run time |
 /// | `input_schema = expr` | the inputSchema as a JSON value built at run time, for arguments no Rust type describes |
-/// | `allow_unknown_args` | accept arguments the inputSchema does not name (by default refused by name) |
-/// | `task`, `task = "required"` | its calls may run as tasks (the tasks extension, 2026-07-28), or only as tasks |
-/// | `deferred_task` | with `task`: a call becomes a task only when its code calls [`Cx::start_task`] |
+/// | `allow_unknown_args` (also `= true` or `= false`) | accept arguments the inputSchema does not name (by default refused by name) |
+/// | `task` (or `task = "optional"`), `task = "required"` | its calls may run as tasks (the tasks extension, 2026-07-28), or only as tasks |
+/// | `deferred_task` (also `= true` or `= false`) | with `task`: a call becomes a task only when its code calls [`Cx::start_task`] |
 ///
 /// Names and hints:
 ///

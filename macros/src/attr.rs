@@ -1,4 +1,4 @@
-//! The arguments of `#[operation(...)]`.
+//! The arguments of `#[tool(...)]`.
 //!
 //! Parsed by hand rather than with `syn::meta::parser`, which stops at the first error: every
 //! misuse is recorded and parsing resumes after the next top-level comma.
@@ -36,7 +36,7 @@ pub(crate) enum OutputSchema {
 
 /// The checked arguments. A key given wrongly counts as absent (its error is already recorded).
 #[derive(Default)]
-pub(crate) struct OperationAttr {
+pub(crate) struct ToolAttr {
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     /// The annotation hints as stated; `None` is left for the client to default.
@@ -57,15 +57,15 @@ pub(crate) struct OperationAttr {
     pub(crate) deferred_task: bool,
 }
 
-/// How an operation's calls may run as tasks, as the attribute states it.
+/// How a tool's calls may run as tasks, as the attribute states it.
 #[derive(Clone, Copy)]
 pub(crate) enum TaskSupport {
     Optional,
     Required,
 }
 
-pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> OperationAttr {
-    let mut attr = OperationAttr::default();
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> ToolAttr {
+    let mut attr = ToolAttr::default();
     let mut seen: Vec<Ident> = Vec::new();
     let parser = |input: ParseStream| {
         while !input.is_empty() {
@@ -89,7 +89,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> OperationAt
 }
 
 /// Parses one `key` or `key = value`, leaving the input at the following comma or end.
-fn entry(input: ParseStream, attr: &mut OperationAttr, seen: &mut Vec<Ident>, errors: &mut Vec<Error>) {
+fn entry(input: ParseStream, attr: &mut ToolAttr, seen: &mut Vec<Ident>, errors: &mut Vec<Error>) {
     let key: Ident = match input.parse() {
         Ok(key) => key,
         Err(e) => {
@@ -233,7 +233,7 @@ fn flag(input: ParseStream, key: &Ident, errors: &mut Vec<Error>) -> Option<bool
 }
 
 /// The rules between keys: `body` and `status` belong to a route, and one output schema.
-fn check_combinations(attr: &mut OperationAttr, seen: &[Ident], errors: &mut Vec<Error>) {
+fn check_combinations(attr: &mut ToolAttr, seen: &[Ident], errors: &mut Vec<Error>) {
     let key = |name: &str| seen.iter().find(|k| *k == name);
 
     if let Some(body) = &attr.body {

@@ -1,6 +1,6 @@
 //! The expansion: a struct and a const named like the function (dropshot's trick: a braced
 //! struct lives only in the type namespace, so the const can take the value name), the function
-//! itself as `run`, and the `Operation` impl.
+//! itself as `run`, and the `Tool` impl.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
@@ -8,26 +8,23 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Error, Ident, ItemFn, LitStr};
 
-use crate::attr::{self, OperationAttr, OutputSchema, TaskSupport};
+use crate::attr::{self, OutputSchema, TaskSupport, ToolAttr};
 use crate::doc;
 use crate::signature::{self, Checked};
 
-pub(crate) fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
     let attr = attr::parse(attr, &mut errors);
     let func: ItemFn = match syn::parse2(item) {
         Ok(func) => func,
         Err(e) => {
-            errors.push(Error::new(e.span(), "`#[operation]` goes on an `async fn`"));
+            errors.push(Error::new(e.span(), "`#[tool]` goes on an `async fn`"));
             return compile_errors(errors);
         }
     };
     let description = doc::description(&func.attrs);
     if description.is_none() {
-        errors.push(Error::new(
-            func.sig.ident.span(),
-            "an operation needs a doc comment: it becomes the tool's description",
-        ));
+        errors.push(Error::new(func.sig.ident.span(), "a tool needs a doc comment: it becomes the tool's description"));
     }
     let sig = signature::check(&func.sig, &mut errors);
     if let Some(sig) = &sig
@@ -36,17 +33,16 @@ pub(crate) fn operation(attr: TokenStream, item: TokenStream) -> TokenStream {
         if let Some(route) = attr.rest.as_ref().filter(|r| !r.params.is_empty()) {
             errors.push(Error::new(
                 route.lit.span(),
-                "the route has path parameters but the operation takes no arguments to bind them to",
+                "the route has path parameters but the tool takes no arguments to bind them to",
             ));
         }
         if let Some(body) = &attr.body {
-            errors
-                .push(Error::new(body.span(), "`body` names an argument field, but the operation takes no arguments"));
+            errors.push(Error::new(body.span(), "`body` names an argument field, but the tool takes no arguments"));
         }
     }
     match (description, sig) {
         (Some(description), Some(sig)) if errors.is_empty() => generate(attr, func, &description, sig),
-        // No half-made operation, which would only add confusing errors; but the function as
+        // No half-made tool, which would only add confusing errors; but the function as
         // written, so that its body is still checked and its imports still count as used. Out
         // of reach in a `const _`, except a method: it sits in an impl, which allows no `const _`.
         _ => {
@@ -62,7 +58,7 @@ fn compile_errors(errors: Vec<Error>) -> TokenStream {
     errors.into_iter().map(|e| e.to_compile_error()).collect()
 }
 
-fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) -> TokenStream {
+fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> TokenStream {
     let ItemFn { attrs, vis, sig: mut run_sig, block } = func;
     let ident = run_sig.ident.clone();
     run_sig.ident = Ident::new("run", ident.span());
@@ -78,9 +74,9 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
     let allow_unknown_args = attr.allow_unknown_args;
     let deferred_task = attr.deferred_task;
     let task_support = match attr.task {
-        None => quote!(::tooltable::TaskSupport::Forbidden),
-        Some(TaskSupport::Optional) => quote!(::tooltable::TaskSupport::Optional),
-        Some(TaskSupport::Required) => quote!(::tooltable::TaskSupport::Required),
+        None => quote!(::tooltable::tool::TaskSupport::Forbidden),
+        Some(TaskSupport::Optional) => quote!(::tooltable::tool::TaskSupport::Optional),
+        Some(TaskSupport::Required) => quote!(::tooltable::tool::TaskSupport::Required),
     };
 
     let args_ty = match &sig.args {
@@ -159,7 +155,7 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
         }},
     };
 
-    // Without a context parameter the operation fits a table of any state. `__S`, not `S`,
+    // Without a context parameter the tool fits a table of any state. `__S`, not `S`,
     // so that it cannot shadow a user type named `S`.
     let (impl_generics, state) = match &sig.context {
         Some(cx) => (quote!(), cx.state.to_token_stream()),
@@ -172,18 +168,18 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
     };
     // Arguments are parsed even when there is no parameter: `NoArgs` refuses any. Every name the
     // expansion binds starts with `__`: a pattern like `Ok(a)` would match a const `a`, and each
-    // operation is a const.
+    // tool is a const.
     let (args_binding, args_arg) = match &sig.args {
         Some(_) => (quote!(__args), quote!(__args)),
         None => (quote!(_), quote!()),
     };
     // Spanned on the return type, so that a non-`Result` return is reported there, as it is
     // for `output_schema::<#ty>` (otherwise the span runs from the fn name to the return type).
-    let into_call_result = quote_spanned! {sig.output.span()=>
-        ::tooltable::__private::into_call_result(Self::run(#cx_arg #args_arg).await)
+    let into_result = quote_spanned! {sig.output.span()=>
+        ::tooltable::__private::into_result(Self::run(#cx_arg #args_arg).await)
     };
 
-    // Spanned on the function's name so that an unused operation gets the dead-code warning.
+    // Spanned on the function's name so that an unused tool gets the dead-code warning.
     let const_item = quote_spanned! {ident.span()=>
         #vis const #ident: #ident = #ident {};
     };
@@ -199,7 +195,7 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
 
         impl #ident {
             /// The function as written, callable directly (e.g. from unit tests).
-            // An unused operation is already reported once, on its const.
+            // An unused tool is already reported once, on its const.
             #[allow(dead_code)]
             #(#attrs)*
             #vis #run_sig #block
@@ -207,13 +203,13 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
 
         #field_checks
 
-        impl #impl_generics ::tooltable::Operation<#state> for #ident {
-            fn meta(&self) -> ::tooltable::__private::OperationMeta {
-                ::tooltable::__private::OperationMeta {
+        impl #impl_generics ::tooltable::tool::Tool<#state> for #ident {
+            fn meta(&self) -> ::tooltable::__private::ToolMeta {
+                ::tooltable::__private::ToolMeta {
                     name: #name,
                     title: #title,
                     description: #description,
-                    annotations: ::tooltable::Annotations {
+                    annotations: ::tooltable::tool::Annotations {
                         read_only: #read_only,
                         destructive: #destructive,
                         idempotent: #idempotent,
@@ -233,13 +229,13 @@ fn generate(attr: OperationAttr, func: ItemFn, description: &str, sig: Checked) 
                 &self,
                 #cx_param: ::tooltable::Cx<#state>,
                 __json: ::tooltable::__private::Value,
-            ) -> ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::CallResult> {
+            ) -> ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::Outcome> {
                 ::std::boxed::Box::pin(async move {
                     let #args_binding: #args_ty = match ::tooltable::__private::parse_args(__json) {
                         ::core::result::Result::Ok(__parsed) => __parsed,
                         ::core::result::Result::Err(__outcome) => return __outcome,
                     };
-                    #into_call_result
+                    #into_result
                 })
             }
         }

@@ -16,7 +16,7 @@ pub(crate) struct Checked {
     pub(crate) output: Type,
 }
 
-const SHAPE: &str = "an operation is `async fn name(cx: &Cx<S>, args: T) -> Result<T, E>`, both parameters optional";
+const SHAPE: &str = "a tool is `async fn name(cx: &Cx<S>, args: T) -> Result<T, E>`, both parameters optional";
 
 /// Checks the signature, pushing every problem found; `None` if there was any.
 pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked> {
@@ -25,13 +25,13 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
     let mut err = |tokens: &dyn ToTokens, msg: &str| errors.push(Error::new_spanned(tokens, msg));
 
     if sig.asyncness.is_none() {
-        err(&sig.fn_token, "an operation must be an `async fn`");
+        err(&sig.fn_token, "a tool must be an `async fn`");
     }
     if let Some(unsafety) = &sig.unsafety {
-        err(unsafety, "an operation cannot be `unsafe`");
+        err(unsafety, "a tool cannot be `unsafe`");
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        err(&sig.generics, "an operation cannot be generic: its argument and state types are concrete");
+        err(&sig.generics, "a tool cannot be generic: its argument and state types are concrete");
     }
 
     let mut context = None;
@@ -40,7 +40,7 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
     for input in &sig.inputs {
         let ty = match input {
             FnArg::Receiver(r) => {
-                err(r, "an operation cannot take `self`: it is a free `async fn`");
+                err(r, "a tool cannot take `self`: it is a free `async fn`");
                 continue;
             }
             FnArg::Typed(pat) => &*pat.ty,
@@ -52,11 +52,11 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
         }
         match context_of(ty) {
             Some(Err(msg)) => err(ty, msg),
-            Some(Ok(_)) if context.is_some() => err(ty, "an operation takes one context parameter"),
+            Some(Ok(_)) if context.is_some() => err(ty, "a tool takes one context parameter"),
             Some(Ok(_)) if position > 1 => err(ty, "the context `Cx<S>` must be the first parameter"),
             Some(Ok(cx)) => context = Some(cx),
             None if args.is_some() => {
-                err(input, "an operation takes one arguments parameter: gather the arguments in one struct")
+                err(input, "a tool takes one arguments parameter: gather the arguments in one struct")
             }
             None if matches!(ty, Type::Reference(_)) => {
                 err(ty, "the arguments parameter is taken by value: write `T`, not `&T`")
@@ -69,7 +69,7 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> Option<Checked>
         ReturnType::Type(_, ty) => Some((**ty).clone()),
         ReturnType::Default => {
             // Where `-> Result<T, E>` is missing.
-            errors.push(Error::new(sig.paren_token.span.close(), "an operation returns `Result<T, E>`"));
+            errors.push(Error::new(sig.paren_token.span.close(), "a tool returns `Result<T, E>`"));
             None
         }
     };

@@ -1,4 +1,4 @@
-//! Compile-time behaviour of `#[operation]`: what it accepts, and what it refuses and how it says so.
+//! Compile-time behaviour of `#[tool]`: what it accepts, and what it refuses and how it says so.
 //! One `TestCases` so that both sets share one build of the fixtures' dependencies.
 
 #[test]

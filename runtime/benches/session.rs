@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tooltable::context::Transport;
 use tooltable::transport::{Outbox, Outgoing, RequestContext, Session};
-use tooltable::{Error, Server, Transport, operation, table};
+use tooltable::{Error, Server, table, tool};
 
 #[derive(Deserialize, JsonSchema)]
 struct AddNumbers {
@@ -25,7 +26,7 @@ struct Sum {
 }
 
 /// Adds two numbers.
-#[operation(read_only)]
+#[tool(read_only)]
 async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
     Ok(Sum { sum: args.a + args.b })
 }
@@ -71,7 +72,7 @@ const CALLS: usize = 200_000;
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let _in_runtime = runtime.enter();
-    let server = Server::builder(()).operations(table![add_numbers]).build().expect("the table builds");
+    let server = Server::builder(()).tools(table![add_numbers]).build().expect("the table builds");
     let written = Arc::new(AtomicUsize::new(0));
     let session = Session::new(&server, Counting(Arc::clone(&written)));
     let context = RequestContext::new(Transport::Stdio);

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use support::Sent;
 use tooltable::transport::Destination;
-use tooltable::{Cx, Error, Server, operation, table};
+use tooltable::{Cx, Error, Server, table, tool};
 
 mod support;
 
@@ -20,7 +20,7 @@ struct Wait {
 }
 
 /// Answers after `ms` milliseconds, telling its progress first.
-#[operation]
+#[tool]
 async fn slow(cx: &Cx<()>, args: Wait) -> Result<Value, Error> {
     cx.progress(1.0, None, None);
     tokio::time::sleep(Duration::from_millis(args.ms)).await;
@@ -28,7 +28,7 @@ async fn slow(cx: &Cx<()>, args: Wait) -> Result<Value, Error> {
 }
 
 fn server() -> Server<()> {
-    Server::builder(()).operations(table![slow]).build().unwrap()
+    Server::builder(()).tools(table![slow]).build().unwrap()
 }
 
 /// A session of `version`, the handshake's messages read.

@@ -3,8 +3,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tooltable::content::{Content, ContentBlock};
+use tooltable::context::Transport;
+use tooltable::tool::TableError;
 use tooltable::transport::RequestContext;
-use tooltable::{Content, ContentBlock, Cx, Error, ErrorKind, Server, TableError, ToolError, Transport, operation, table};
+use tooltable::{Cx, Error, ErrorBody, ErrorKind, Server, table, tool};
 
 #[derive(Default)]
 struct Models;
@@ -60,14 +63,14 @@ struct SchemaViolation {
     violations: Vec<Violation>,
 }
 
-impl ToolError for SchemaViolation {
+impl ErrorBody for SchemaViolation {
     fn kind(&self) -> ErrorKind {
         ErrorKind::InvalidInput
     }
 }
 
 /// List the models in the registry.
-#[operation(title = "List models", read_only, idempotent, rest = "GET /models")]
+#[tool(title = "List models", read_only, idempotent, rest = "GET /models")]
 async fn list_models(_cx: &Cx<Models>) -> Result<Vec<String>, Error> {
     Ok(vec![])
 }
@@ -75,7 +78,7 @@ async fn list_models(_cx: &Cx<Models>) -> Result<Vec<String>, Error> {
 /// Create a model from a full ModelSpec.
 ///
 /// The spec is validated first; a spec with errors creates nothing.
-#[operation(title = "Create model", rest = "POST /models", body = "spec", status = 201,
+#[tool(title = "Create model", rest = "POST /models", body = "spec", status = 201,
             output_schema = json!({ "type": "object", "properties": { "id": { "type": "string" } } }))]
 async fn create_model(_cx: &Cx<Models>, args: CreateArgs) -> Result<ModelInfo, Error> {
     Ok(ModelInfo { id: args.spec.to_string(), version: "1.0.0".into(), derivation_count: 0 })
@@ -87,13 +90,13 @@ struct CreateArgs {
 }
 
 /// Read a model's merged state, optionally projected.
-#[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state")]
+#[tool(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state")]
 async fn get_state(_cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, Error> {
     Err(Error::not_found(format!("unknown model {}", args.id)))
 }
 
 /// Apply mutations and run the reactive cycle.
-#[operation(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations")]
+#[tool(title = "Mutate", rest = "POST /models/{id}/mutations", body = "mutations")]
 async fn mutate(_cx: &Cx<Models>, args: MutateArgs) -> Result<ModelInfo, SchemaViolation> {
     Err(SchemaViolation {
         error: "Schema violation",
@@ -102,13 +105,13 @@ async fn mutate(_cx: &Cx<Models>, args: MutateArgs) -> Result<ModelInfo, SchemaV
 }
 
 /// Delete a model.
-#[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}")]
+#[tool(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}")]
 async fn delete_model(_cx: &Cx<Models>, args: ModelId) -> Result<Value, Error> {
     Ok(json!({ "deleted": args.id }))
 }
 
 /// Render a chart of the model.
-#[operation(name = "chart.render", read_only, open_world)]
+#[tool(name = "chart.render", read_only, open_world)]
 async fn render_chart() -> Result<Content, Error> {
     Ok(ContentBlock::text("chart").into())
 }
@@ -122,13 +125,13 @@ struct PutItemArgs {
 }
 
 /// Replace an item: a route written with the Rust field names, served with serde's.
-#[operation(rest = "PUT /items/{item_id}", body = "new_value", idempotent)]
+#[tool(rest = "PUT /items/{item_id}", body = "new_value", idempotent)]
 async fn put_item(args: PutItemArgs) -> Result<Value, Error> {
     Ok(json!({ "id": args.item_id, "value": args.new_value }))
 }
 
 /// Also on `DELETE /models/{id}`.
-#[operation(rest = "DELETE /models/{model}")]
+#[tool(rest = "DELETE /models/{model}")]
 async fn remove_model(args: RemoveArgs) -> Result<Value, Error> {
     Ok(json!(args.model))
 }
@@ -149,14 +152,14 @@ impl Serialize for Unwritable {
 }
 
 /// Returns a value that cannot be serialised.
-#[operation]
+#[tool]
 async fn unwritable() -> Result<Unwritable, Error> {
     Ok(Unwritable {})
 }
 
 fn server() -> Server<Models> {
     Server::builder(Models)
-        .operations(table![list_models, create_model, get_state, mutate, delete_model, render_chart])
+        .tools(table![list_models, create_model, get_state, mutate, delete_model, render_chart])
         .build()
         .expect("a valid table")
 }
@@ -214,14 +217,14 @@ fn an_error_type_with_a_schema_joins_the_output_schema() {
 
 #[test]
 fn routes_follow_the_names_serde_reads() {
-    let s = Server::builder(Models).operations(table![put_item]).build().unwrap();
+    let s = Server::builder(Models).tools(table![put_item]).build().unwrap();
     let route = s.table().descriptors()[0].rest.clone().unwrap();
     assert_eq!((route.path.as_str(), route.body.as_deref()), ("/items/{itemId}", Some("newValue")));
 }
 
 #[test]
 fn two_tools_on_one_route_are_refused_with_both_names() {
-    let err = Server::builder(Models).operations(table![delete_model, remove_model]).build().err().unwrap();
+    let err = Server::builder(Models).tools(table![delete_model, remove_model]).build().err().unwrap();
     assert_eq!(
         err.to_string(),
         "tools \"delete_model\" and \"remove_model\" are both served at DELETE /models/{model}: give each its own route"
@@ -230,15 +233,15 @@ fn two_tools_on_one_route_are_refused_with_both_names() {
 
 #[tokio::test]
 async fn a_result_that_cannot_be_serialised_is_an_internal_failure() {
-    let s = Server::builder(Models).operations(table![unwritable]).build().unwrap();
+    let s = Server::builder(Models).tools(table![unwritable]).build().unwrap();
     let failure = s.call("unwritable", json!({})).await.unwrap_err();
     assert_eq!(failure.kind, ErrorKind::Internal);
-    assert_eq!(failure.body["error"], "the operation's result could not be serialised: this value cannot be written");
+    assert_eq!(failure.body["error"], "the tool's result could not be serialised: this value cannot be written");
 }
 
 #[test]
 fn a_table_with_a_duplicate_name_is_refused() {
-    let err = Server::builder(Models).operations(table![list_models, list_models]).build().err();
+    let err = Server::builder(Models).tools(table![list_models, list_models]).build().err();
     assert_eq!(err, Some(TableError::DuplicateName { name: "list_models".into() }));
     assert_eq!(err.unwrap().to_string(), "two tools are named \"list_models\"");
 }
@@ -246,7 +249,14 @@ fn a_table_with_a_duplicate_name_is_refused() {
 #[tokio::test]
 async fn errors_are_plain_rust_types_with_a_parsed_body() {
     let s = server();
-    let outcome = s.call_tool(s.cx(&RequestContext::new(Transport::InProcess)), "mutate", Some(json!({ "id": "m", "mutations": {} }))).await.unwrap();
+    let outcome = s
+        .call_tool(
+            s.cx(&RequestContext::new(Transport::InProcess)),
+            "mutate",
+            Some(json!({ "id": "m", "mutations": {} })),
+        )
+        .await
+        .unwrap();
     let failure = outcome.unwrap_err();
     assert_eq!(failure.kind, ErrorKind::InvalidInput);
     assert_eq!(

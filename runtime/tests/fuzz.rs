@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tooltable::transport::jsonrpc::{self, Incoming, RequestId};
 use tooltable::transport::{Destination, Outgoing};
-use tooltable::{Cx, Error, Server, operation, table};
+use tooltable::{Cx, Error, Server, table, tool};
 
 #[path = "../../tests/fuzz.rs"]
 mod fuzz;
@@ -34,27 +34,27 @@ struct Pair {
 }
 
 /// Adds two integers.
-#[operation(read_only)]
+#[tool(read_only)]
 async fn add(args: Pair) -> Result<Value, Error> {
     Ok(json!(args.a.checked_add(args.b)))
 }
 
 /// Logs, then answers.
-#[operation]
+#[tool]
 async fn chatty(cx: &Cx<()>) -> Result<Value, Error> {
     cx.info("working");
     Ok(json!("done"))
 }
 
 /// Asks the client a question: a request the random lines may answer, or answer wrongly.
-#[operation]
+#[tool]
 async fn ask(cx: &Cx<()>) -> Result<Value, Error> {
     let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
     cx.elicit_form("Your name?", schema).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
 fn server() -> Server<()> {
-    Server::builder(()).operations(table![add, chatty, ask]).build().unwrap()
+    Server::builder(()).tools(table![add, chatty, ask]).build().unwrap()
 }
 
 fn meta() -> Value {

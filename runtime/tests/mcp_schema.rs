@@ -7,10 +7,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{
-    Content, ContentBlock, Cx, Error, ErrorKind, Prompt, PromptMessage, PromptResult, Resource, ResourceContents,
-    ResourceTemplate, Server, ToolError, operation, table,
-};
+use tooltable::content::{Content, ContentBlock, ResourceContents};
+use tooltable::prompts::{Prompt, PromptMessage, PromptResult};
+use tooltable::resources::{Resource, ResourceTemplate};
+use tooltable::{Cx, Error, ErrorBody, ErrorKind, Server, table, tool};
 
 mod support;
 
@@ -56,14 +56,14 @@ struct Conflict {
     expected: u32,
 }
 
-impl ToolError for Conflict {
+impl ErrorBody for Conflict {
     fn kind(&self) -> ErrorKind {
         ErrorKind::Conflict
     }
 }
 
 /// Adds two numbers, reporting progress and logging on the way.
-#[operation(title = "Add", read_only)]
+#[tool(title = "Add", read_only)]
 async fn add(cx: &Cx<()>, args: AddArgs) -> Result<Sum, Error> {
     cx.progress(1.0, Some(2.0), Some("halfway"));
     cx.info("adding");
@@ -71,26 +71,26 @@ async fn add(cx: &Cx<()>, args: AddArgs) -> Result<Sum, Error> {
 }
 
 /// Always conflicts.
-#[operation]
+#[tool]
 async fn conflict() -> Result<Sum, Conflict> {
     Err(Conflict { error: "Version conflict".into(), expected: 2 })
 }
 
 /// Gives an image and some text.
-#[operation]
+#[tool]
 async fn picture() -> Result<Content, Error> {
     Ok(Content::new().with(ContentBlock::text("a dot")).with(ContentBlock::image(&[0x89, 0x50], "image/png")))
 }
 
 /// Asks the user a question first.
-#[operation]
+#[tool]
 async fn asks(cx: &Cx<()>) -> Result<Value, Error> {
     let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
     cx.elicit_form("Your name?", schema).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
 /// Runs in the background when the client allows.
-#[operation(task)]
+#[tool(task)]
 async fn background() -> Result<Sum, Error> {
     Ok(Sum { sum: 1.0 })
 }
@@ -99,7 +99,7 @@ fn server() -> Server<()> {
     Server::builder(())
         .info("schema-test", "1.0.0")
         .instructions("Adds numbers.")
-        .operations(table![add, conflict, picture, asks, background])
+        .tools(table![add, conflict, picture, asks, background])
         .resource(Resource::new("test://a", "a").description("A text").mime_type("text/plain"), |_, req| async move {
             Ok(vec![ResourceContents::text(&req.uri, "text/plain", "A")])
         })
@@ -163,12 +163,18 @@ async fn every_answer_of_a_handshake_session_is_valid_under_2025_11_25() {
     peer.send(request(0, "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {} })));
     schema.admits("InitializeResult", &result(&mut peer, &schema, 0).await);
     peer.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
-    schema.admits("LoggingMessageNotification", named(&notifications(&mut peer, &schema).await, "notifications/message"));
+    schema
+        .admits("LoggingMessageNotification", named(&notifications(&mut peer, &schema).await, "notifications/message"));
 
     let calls = [
         (1, "ping", json!({}), "EmptyResult"),
         (2, "tools/list", json!({}), "ListToolsResult"),
-        (3, "tools/call", json!({ "name": "add", "arguments": { "a": 1, "b": 2 }, "_meta": { "progressToken": "p" } }), "CallToolResult"),
+        (
+            3,
+            "tools/call",
+            json!({ "name": "add", "arguments": { "a": 1, "b": 2 }, "_meta": { "progressToken": "p" } }),
+            "CallToolResult",
+        ),
         (4, "tools/call", json!({ "name": "conflict" }), "CallToolResult"),
         (5, "tools/call", json!({ "name": "picture" }), "CallToolResult"),
         (6, "tools/call", json!({ "name": "add", "arguments": { "a": "one" } }), "CallToolResult"),
@@ -178,7 +184,12 @@ async fn every_answer_of_a_handshake_session_is_valid_under_2025_11_25() {
         (10, "resources/read", json!({ "uri": "test://items/7" }), "ReadResourceResult"),
         (11, "prompts/list", json!({}), "ListPromptsResult"),
         (12, "prompts/get", json!({ "name": "greet", "arguments": { "name": "Ada" } }), "GetPromptResult"),
-        (13, "completion/complete", json!({ "ref": { "type": "ref/prompt", "name": "greet" }, "argument": { "name": "name", "value": "a" } }), "CompleteResult"),
+        (
+            13,
+            "completion/complete",
+            json!({ "ref": { "type": "ref/prompt", "name": "greet" }, "argument": { "name": "name", "value": "a" } }),
+            "CompleteResult",
+        ),
         (14, "logging/setLevel", json!({ "level": "debug" }), "EmptyResult"),
         (15, "resources/subscribe", json!({ "uri": "test://a" }), "EmptyResult"),
     ];
@@ -195,7 +206,11 @@ async fn every_answer_of_a_handshake_session_is_valid_under_2025_11_25() {
     }
     let mut peer = Peer::initialized(&server(), json!({}));
     peer.send(request(1, "logging/setLevel", json!({ "level": "debug" })));
-    peer.send(request(2, "tools/call", json!({ "name": "add", "arguments": { "a": 1, "b": 2 }, "_meta": { "progressToken": 9 } })));
+    peer.send(request(
+        2,
+        "tools/call",
+        json!({ "name": "add", "arguments": { "a": 1, "b": 2 }, "_meta": { "progressToken": 9 } }),
+    ));
     let (_, sent) = exchange(&mut peer, &schema, 2).await;
     schema.admits("ProgressNotification", named(&sent, "notifications/progress"));
     schema.admits("LoggingMessageNotification", named(&sent, "notifications/message"));
@@ -229,7 +244,11 @@ async fn every_answer_of_a_stateless_request_is_valid_under_2026_07_28() {
         ("resources/read", json!({ "uri": "test://items/7" }), "ReadResourceResult"),
         ("prompts/list", json!({}), "ListPromptsResult"),
         ("prompts/get", json!({ "name": "greet", "arguments": { "name": "Ada" } }), "GetPromptResult"),
-        ("completion/complete", json!({ "ref": { "type": "ref/resource", "uri": "test://items/{id}" }, "argument": { "name": "id", "value": "" } }), "CompleteResult"),
+        (
+            "completion/complete",
+            json!({ "ref": { "type": "ref/resource", "uri": "test://items/{id}" }, "argument": { "name": "id", "value": "" } }),
+            "CompleteResult",
+        ),
     ];
     for (id, (method, params, definition)) in (1..).zip(calls) {
         let mut peer = Peer::connect(&server);

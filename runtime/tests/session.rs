@@ -7,23 +7,25 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use support::{CONTEXT, Sent};
+use tooltable::context::{UrlElicitation, UrlElicitationRequired};
+use tooltable::prompts::{Prompt, PromptResult};
 use tooltable::transport::{Destination, Outgoing, Session};
-use tooltable::{Cx, Error, Server, UrlElicitation, UrlElicitationRequired, operation, table};
+use tooltable::{Cx, Error, Server, table, tool};
 
 mod support;
 
 /// Does nothing.
-#[operation]
+#[tool]
 async fn first() -> Result<Value, Error> {
     Ok(json!({}))
 }
 /// Does nothing.
-#[operation]
+#[tool]
 async fn second() -> Result<Value, Error> {
     Ok(json!({}))
 }
 /// Does nothing.
-#[operation]
+#[tool]
 async fn third() -> Result<Value, Error> {
     Ok(json!({}))
 }
@@ -34,7 +36,7 @@ struct Link {
 }
 
 /// Sends the user to a page and reports completion when they are back.
-#[operation]
+#[tool]
 async fn visit(cx: &Cx<()>, args: Link) -> Result<Value, Error> {
     let answer =
         cx.elicit_url("Please sign in", &args.url, "el-1").await.map_err(|e| Error::bad_request(e.to_string()))?;
@@ -43,14 +45,14 @@ async fn visit(cx: &Cx<()>, args: Link) -> Result<Value, Error> {
 }
 
 /// Asks the user a question in form mode.
-#[operation]
+#[tool]
 async fn ask(cx: &Cx<()>) -> Result<Value, Error> {
     let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
     cx.elicit_form("Your name?", schema).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
 /// Asks the client's model, offering it a tool.
-#[operation]
+#[tool]
 async fn sample_with_tools(cx: &Cx<()>) -> Result<Value, Error> {
     let params =
         json!({ "messages": [], "maxTokens": 10, "tools": [{ "name": "t", "inputSchema": { "type": "object" } }] });
@@ -58,7 +60,7 @@ async fn sample_with_tools(cx: &Cx<()>) -> Result<Value, Error> {
 }
 
 /// Needs the user to authorize first.
-#[operation]
+#[tool]
 async fn needs_authorization() -> Result<Value, UrlElicitationRequired> {
     Err(UrlElicitationRequired {
         message: "Authorization is required.".into(),
@@ -72,7 +74,7 @@ async fn needs_authorization() -> Result<Value, UrlElicitationRequired> {
 
 fn server() -> Server<()> {
     Server::builder(())
-        .operations(table![first, second, third, visit, ask, sample_with_tools, needs_authorization])
+        .tools(table![first, second, third, visit, ask, sample_with_tools, needs_authorization])
         .page_size(2)
         .build()
         .unwrap()
@@ -166,7 +168,7 @@ impl Drop for SetOnDrop {
 }
 
 /// Waits in its first run until the test has cancelled it, then never finishes.
-#[operation]
+#[tool]
 async fn hold() -> Result<Value, Error> {
     let _dropped = SetOnDrop;
     HOLD_STEP.store(1, Ordering::SeqCst);
@@ -180,7 +182,7 @@ async fn hold() -> Result<Value, Error> {
 #[test]
 fn a_call_cancelled_during_its_first_run_is_dropped_not_started() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-    let server = Server::builder(()).operations(table![hold]).build().unwrap();
+    let server = Server::builder(()).tools(table![hold]).build().unwrap();
     let (outbox, mut out) = tokio::sync::mpsc::unbounded_channel();
     let session = Session::new(&server, outbox);
     session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#, &CONTEXT);
@@ -189,12 +191,16 @@ fn a_call_cancelled_during_its_first_run_is_dropped_not_started() {
         // Over HTTP the call and its cancellation arrive on different threads, as here.
         s.spawn(|| {
             let _in_runtime = runtime.enter();
-            session.handle_bytes(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}"#, &CONTEXT);
+            session
+                .handle_bytes(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}"#, &CONTEXT);
         });
         while HOLD_STEP.load(Ordering::SeqCst) != 1 {
             std::thread::yield_now();
         }
-        session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, &CONTEXT);
+        session.handle_bytes(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            &CONTEXT,
+        );
         HOLD_STEP.store(2, Ordering::SeqCst);
     });
     assert!(HOLD_DROPPED.load(Ordering::SeqCst), "the cancelled call lives on in a task nobody can stop");
@@ -241,7 +247,7 @@ async fn sampling_with_tools_needs_the_sampling_tools_capability() {
 }
 
 #[tokio::test]
-async fn an_operation_can_require_a_url_elicitation() {
+async fn a_tool_can_require_a_url_elicitation() {
     let mut p = peer(json!({ "elicitation": { "url": {} } }));
     let r = call(&mut p, 1, "needs_authorization").await;
     assert_eq!(r["error"]["code"], -32042, "{r}");
@@ -260,4 +266,25 @@ async fn a_request_with_a_null_id_is_refused() {
     assert_eq!(r["error"]["code"], -32600, "{r}");
     assert_eq!(r["id"], Value::Null);
     assert!(r["error"]["message"].as_str().unwrap().contains("id"), "{r}");
+}
+
+#[tokio::test]
+async fn a_prompt_that_refuses_an_argument_is_not_a_missing_prompt() {
+    let server = Server::builder(())
+        .prompt(Prompt::new("summarize").argument("id", "A note's id", true), |_, args| async move {
+            Err::<PromptResult, _>(Error::not_found(format!("no note {}", args["id"])))
+        })
+        .build()
+        .unwrap();
+    let mut p = Peer::initialized(&server, json!({}));
+    let get = |id: i64, name: &str| json!({ "jsonrpc": "2.0", "id": id, "method": "prompts/get", "params": { "name": name, "arguments": { "id": "7" } } });
+    p.send(get(1, "summarize"));
+    let refused = p.response(1).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(refused["error"]["message"], "no note 7", "the handler's own words: {refused}");
+    assert_eq!(refused["error"]["data"], json!({ "error": "no note 7" }));
+    p.send(get(2, "outline"));
+    let missing = p.response(2).await;
+    assert_eq!(missing["error"]["message"], "Prompt not found: outline", "{missing}");
+    assert_eq!(missing["error"]["data"], json!({ "name": "outline" }));
 }

@@ -6,7 +6,11 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tooltable::{Cx, Error, InputRequest, Resource, ResourceContents, Server, StateKey, operation, table};
+use tooltable::content::ResourceContents;
+use tooltable::context::InputRequest;
+use tooltable::resources::Resource;
+use tooltable::server::StateKey;
+use tooltable::{Cx, Error, Server, table, tool};
 
 mod support;
 
@@ -18,14 +22,14 @@ struct Greeting {
 }
 
 /// Greets, logging at info level.
-#[operation(read_only)]
+#[tool(read_only)]
 async fn greet(cx: &Cx<()>) -> Result<Greeting, Error> {
     cx.info("greeting");
     Ok(Greeting { text: "hello".into() })
 }
 
 /// Asks the user's name, then their colour: two questions, one after the other.
-#[operation]
+#[tool]
 async fn two_steps(cx: &Cx<()>) -> Result<Value, Error> {
     let schema = json!({ "type": "object" });
     let name = cx.elicit_form("Your name?", schema.clone()).await.map_err(|e| Error::bad_request(e.to_string()))?;
@@ -34,7 +38,7 @@ async fn two_steps(cx: &Cx<()>) -> Result<Value, Error> {
 }
 
 /// Asks two things at once, by name.
-#[operation]
+#[tool]
 async fn both_at_once(cx: &Cx<()>) -> Result<Value, Error> {
     let answers = cx
         .ask(vec![
@@ -47,14 +51,14 @@ async fn both_at_once(cx: &Cx<()>) -> Result<Value, Error> {
 }
 
 /// Needs the client's model.
-#[operation]
+#[tool]
 async fn needs_sampling(cx: &Cx<()>) -> Result<Value, Error> {
     let params = json!({ "messages": [], "maxTokens": 10 });
     cx.create_message(params).await.map_err(|e| Error::bad_request(e.to_string()))
 }
 
 /// Asks the client with a method of its own naming.
-#[operation]
+#[tool]
 async fn custom_question(cx: &Cx<()>) -> Result<Value, Error> {
     cx.request_client("x/custom", json!({ "q": 1 })).await.map_err(|e| Error::bad_request(e.to_string()))
 }
@@ -67,7 +71,7 @@ fn server_with_key(key: StateKey) -> Server<()> {
     Server::builder(())
         .info("stateless-test", "1.2.3")
         .state_key(key)
-        .operations(table![greet, two_steps, both_at_once, needs_sampling, custom_question])
+        .tools(table![greet, two_steps, both_at_once, needs_sampling, custom_question])
         .resource(Resource::new("test://a", "a"), |_, req| async move {
             Ok(vec![ResourceContents::text(&req.uri, "text/plain", "A")])
         })
@@ -334,7 +338,9 @@ async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
     );
     assert_eq!(
         route,
-        support::Sent::To(tooltable::transport::Destination::During(tooltable::transport::jsonrpc::RequestId::Number(7)))
+        support::Sent::To(tooltable::transport::Destination::During(tooltable::transport::jsonrpc::RequestId::Number(
+            7
+        )))
     );
 
     server.resource_updated("test://a");
@@ -345,9 +351,11 @@ async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
     );
     assert_eq!(updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
     server.resource_updated("test://other");
-    let descriptor = tooltable::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
+    let descriptor = tooltable::tool::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
     server
-        .add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::CallOutput::Json(json!({}))) }))
+        .add_tool(tooltable::tool::DynamicTool::new(descriptor, |_, _| async {
+            Ok(tooltable::tool::Output::Json(json!({})))
+        }))
         .unwrap();
     let (changed, _) = p.next().await;
     assert_eq!(
@@ -373,9 +381,11 @@ async fn a_listen_that_asks_for_nothing_the_server_has_hears_nothing() {
     p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": { "_meta": meta(), "notifications": { "promptsListChanged": true } } }));
     let (ack, _) = p.next().await;
     assert_eq!(ack["params"]["notifications"], json!({}));
-    let descriptor = tooltable::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
+    let descriptor = tooltable::tool::ToolDescriptor::new("added", "Added at run time.", json!({ "type": "object" }));
     server
-        .add_tool(tooltable::DynamicTool::new(descriptor, |_, _| async { Ok(tooltable::CallOutput::Json(json!({}))) }))
+        .add_tool(tooltable::tool::DynamicTool::new(descriptor, |_, _| async {
+            Ok(tooltable::tool::Output::Json(json!({})))
+        }))
         .unwrap();
     assert!(p.quiet_for(Duration::from_millis(50)).await, "no tools/list_changed on a prompts-only listen");
 }

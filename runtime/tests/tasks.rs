@@ -8,7 +8,9 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tooltable::{Cx, Error, InputRequest, MemoryTaskStore, Server, ServerBuilder, operation, table};
+use tooltable::context::InputRequest;
+use tooltable::tasks::MemoryTaskStore;
+use tooltable::{Cx, Error, Server, ServerBuilder, table, tool};
 
 mod support;
 
@@ -23,32 +25,32 @@ struct Wait {
 }
 
 /// Answers at once, never as a task.
-#[operation]
+#[tool]
 async fn plain() -> Result<Value, Error> {
     Ok(json!({ "plain": true }))
 }
 
 /// Works for a while, then says so.
-#[operation(task)]
+#[tool(task)]
 async fn slow(args: Wait) -> Result<Value, Error> {
     tokio::time::sleep(Duration::from_millis(args.millis)).await;
     Ok(json!({ "waited": args.millis }))
 }
 
 /// Always fails as a tool, only as a task.
-#[operation(task = "required")]
+#[tool(task = "required")]
 async fn fails() -> Result<Value, Error> {
     Err(Error::bad_request("this job always fails"))
 }
 
 /// Panics: a protocol error.
-#[operation(task)]
+#[tool(task)]
 async fn panics() -> Result<Value, Error> {
     panic!("the job broke")
 }
 
 /// Asks for a confirmation, then reports it.
-#[operation(task)]
+#[tool(task)]
 async fn confirm(cx: &Cx<()>) -> Result<Value, Error> {
     let answer =
         cx.elicit_form("Sure?", json!({ "type": "object" })).await.map_err(|e| Error::bad_request(e.to_string()))?;
@@ -56,7 +58,7 @@ async fn confirm(cx: &Cx<()>) -> Result<Value, Error> {
 }
 
 /// Asks two questions at once.
-#[operation(task)]
+#[tool(task)]
 async fn two_at_once(cx: &Cx<()>) -> Result<Value, Error> {
     let schema = json!({ "type": "object" });
     let answers = cx
@@ -81,7 +83,7 @@ impl Drop for Guard {
 }
 
 /// Holds a guard while it waits for a minute.
-#[operation(task)]
+#[tool(task)]
 async fn guarded() -> Result<Value, Error> {
     let _guard = Guard;
     tokio::time::sleep(Duration::from_secs(60)).await;
@@ -89,7 +91,7 @@ async fn guarded() -> Result<Value, Error> {
 }
 
 /// Asks a name in rounds, then goes on as a task.
-#[operation(task = "required", deferred_task)]
+#[tool(task = "required", deferred_task)]
 async fn name_then_task(cx: &Cx<()>) -> Result<Value, Error> {
     let question = InputRequest::elicit_form("Your name?", json!({ "type": "object" }));
     let answers = cx.ask(vec![("user_name".into(), question)]).await.map_err(|e| Error::bad_request(e.to_string()))?;
@@ -100,7 +102,7 @@ async fn name_then_task(cx: &Cx<()>) -> Result<Value, Error> {
 
 fn builder() -> ServerBuilder<()> {
     let ops = table![plain, slow, fails, panics, confirm, two_at_once, guarded, name_then_task];
-    Server::builder(()).info("tasks-test", "1.0.0").operations(ops)
+    Server::builder(()).info("tasks-test", "1.0.0").tools(ops)
 }
 
 fn server() -> Server<()> {

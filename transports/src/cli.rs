@@ -6,8 +6,10 @@ use std::process::ExitCode;
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
 use tokio::runtime::Builder;
+use tooltable::Server;
+use tooltable::context::Transport;
+use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
-use tooltable::{CallOutput, Server, Transport};
 
 use crate::forward;
 use crate::http::api_key::ApiKey;
@@ -397,7 +399,7 @@ pub const STATE_KEY_ENV: &str = "TOOLTABLE_STATE_KEY";
 
 fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<(), String> {
     let Some(secret) = std::env::var_os(STATE_KEY_ENV) else { return Ok(()) };
-    let key = tooltable::StateKey::from_secret(secret.as_encoded_bytes())
+    let key = tooltable::server::StateKey::from_secret(secret.as_encoded_bytes())
         .ok_or_else(|| format!("{STATE_KEY_ENV} must hold a secret of at least 16 bytes"))?;
     if server.set_state_key(key) { Ok(()) } else { Err("the server is already shared; cannot change its key".into()) }
 }
@@ -461,11 +463,11 @@ async fn call<S: Send + Sync + 'static>(server: &Server<S>, tool: &str, argument
         }
     };
     match server.call_tool(server.cx(&RequestContext::new(Transport::InProcess)), tool, Some(args)).await {
-        Ok(Ok(CallOutput::Json(v))) => {
+        Ok(Ok(Output::Json(v))) => {
             print_json(&v);
             ExitCode::SUCCESS
         }
-        Ok(Ok(CallOutput::Content(c))) => {
+        Ok(Ok(Output::Content(c))) => {
             print_json(&serde_json::to_value(c).unwrap_or_default());
             ExitCode::SUCCESS
         }

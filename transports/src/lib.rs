@@ -8,7 +8,8 @@
 //! ([`cli::main_with`] when the server has command-line options of its own):
 //!
 //! ```no_run
-//! use tooltable::{Server, TableError};
+//! use tooltable::Server;
+//! use tooltable::tool::TableError;
 //!
 //! fn server() -> Result<Server<()>, TableError> {
 //!     Server::builder(()).info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")).build()

@@ -2,10 +2,10 @@
 //! completion of the ids they take.
 
 use serde_json::json;
-use tooltable::{
-    ContentBlock, Cx, ErrorKind, Prompt, PromptMessage, PromptResult, Resource, ResourceContents, ResourceTemplate,
-    ServerBuilder, ToolFailure,
-};
+use tooltable::content::{ContentBlock, ResourceContents};
+use tooltable::prompts::{Prompt, PromptMessage, PromptResult};
+use tooltable::resources::{Resource, ResourceTemplate};
+use tooltable::{Cx, Error, ErrorKind, ServerBuilder};
 
 use crate::notebook::Notebook;
 
@@ -50,7 +50,7 @@ pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
                 "ref/prompt" => req.ref_name == "summarize_note",
                 "ref/resource" => req.ref_name == NOTE_URI,
                 other => {
-                    return Err(ToolFailure::new(ErrorKind::InvalidInput, format!("unknown reference type {other}")));
+                    return Err(Error::new(ErrorKind::InvalidInput, format!("unknown reference type {other}")));
                 }
             };
             if !takes_an_id || req.argument != "id" {
@@ -62,9 +62,8 @@ pub fn register(builder: ServerBuilder<Notebook>) -> ServerBuilder<Notebook> {
 }
 
 /// A note id given as text, as prompt arguments and URI parameters are.
-fn note_id(text: Option<&String>) -> Result<u64, ToolFailure> {
+fn note_id(text: Option<&String>) -> Result<u64, Error> {
     let text = text.map_or("", String::as_str);
-    text.parse().map_err(|_| {
-        ToolFailure::new(ErrorKind::InvalidInput, format!("{text:?} is no note id: ids are whole numbers"))
-    })
+    text.parse()
+        .map_err(|_| Error::new(ErrorKind::InvalidInput, format!("{text:?} is no note id: ids are whole numbers")))
 }

@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tooltable::{ErrorKind, ToolError};
+use tooltable::{ErrorBody, ErrorKind};
 
 use crate::notebook::{MAX_NOTES, MAX_TITLE_CHARS};
 
@@ -39,7 +39,7 @@ impl NoteError {
 }
 
 /// The kind picks the REST status: 404, 409, 422 and 413 here.
-impl ToolError for NoteError {
+impl ErrorBody for NoteError {
     fn kind(&self) -> ErrorKind {
         match self {
             NoteError::NoSuchNote { .. } => ErrorKind::NotFound,

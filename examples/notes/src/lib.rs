@@ -9,14 +9,15 @@ mod tools;
 pub use error::NoteError;
 pub use notebook::{MAX_NOTES, MAX_TITLE_CHARS, Note, Notebook};
 
-use tooltable::{Server, TableError, table};
+use tooltable::tool::TableError;
+use tooltable::{Server, table};
 
 /// The whole server, with an empty notebook.
 pub fn server() -> Result<Server<Notebook>, TableError> {
     let builder = Server::builder(Notebook::default())
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions("Notes kept in memory while the server runs: create, list, read, edit and delete them.")
-        .operations(table![
+        .tools(table![
             tools::create_note,
             tools::list_notes,
             tools::get_note,

@@ -24,7 +24,7 @@ pub struct Note {
     pub tags: Vec<String>,
 }
 
-/// Every note by id, behind a lock: operations run concurrently.
+/// Every note by id, behind a lock: calls run concurrently.
 #[derive(Default)]
 pub struct Notebook {
     notes: Mutex<BTreeMap<u64, Note>>,

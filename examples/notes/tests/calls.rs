@@ -1,11 +1,11 @@
 //! Every tool called in process with `Server::call`: results, and each error with its kind.
 
 use serde_json::{Value, json};
-use tooltable::{ErrorKind, Server, ToolFailure};
+use tooltable::{Error, ErrorKind, Server};
 
 use notes_example::{MAX_NOTES, Notebook, server};
 
-async fn call(server: &Server<Notebook>, tool: &str, args: Value) -> Result<Value, ToolFailure> {
+async fn call(server: &Server<Notebook>, tool: &str, args: Value) -> Result<Value, Error> {
     server.call(tool, args).await
 }
 

@@ -1,6 +1,7 @@
 //! docs/guide/writing-a-server.md cannot drift from this example: every Rust excerpt is in one of
-//! its source files word for word, and the `Cargo.toml` it shows names the crates the example
-//! depends on, with the versions the workspace builds with.
+//! its source files word for word, the `Cargo.toml` it shows names the crates the example
+//! depends on, with the versions the workspace builds with, and its table of error kinds is the
+//! runtime's.
 
 mod common;
 
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use common::markdown::{blocks_of, guide_page, workspace_root};
 use toml::Table;
+use tooltable::ErrorKind;
 
 const PAGE: &str = "writing-a-server.md";
 
@@ -86,4 +88,19 @@ fn the_cargo_toml_names_the_example_s_crates_with_the_workspace_versions() {
     }
     let serde_features = shown_deps["serde"].get("features").map(toml::Value::to_string).unwrap_or_default();
     assert!(serde_features.contains("derive"), "serde needs its derive feature");
+}
+
+#[test]
+fn the_error_table_lists_every_kind_with_its_rest_status() {
+    let page = guide_page(PAGE);
+    let rows: Vec<(String, u16)> = page
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let kind = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((kind.to_owned(), cells.get(2)?.parse().ok()?))
+        })
+        .collect();
+    let kinds: Vec<(String, u16)> = ErrorKind::ALL.iter().map(|k| (format!("{k:?}"), k.http_status())).collect();
+    assert_eq!(rows, kinds, "{PAGE}: the table of `ErrorKind`s, in the runtime's order");
 }

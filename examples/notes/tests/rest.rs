@@ -11,7 +11,7 @@ fn every_route_shape_answers_over_rest() {
     let served = Served::notes();
     let base = served.base.as_str();
 
-    // A JSON body of the arguments, answered 201 as the operation states.
+    // A JSON body of the arguments, answered 201 as the tool states.
     let created = http(base, "POST", "/notes", &[], Some(r#"{"title":"Groceries","text":"milk","tags":["home"]}"#));
     assert_eq!(created.status, 201, "{}", created.body);
     assert_eq!(created.json(), json!({ "noteId": 1, "title": "Groceries", "text": "milk", "tags": ["home"] }));

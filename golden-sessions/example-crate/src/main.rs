@@ -4,7 +4,8 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Error, Server, TableError, operation, table};
+use tooltable::tool::TableError;
+use tooltable::{Error, Server, table, tool};
 
 /// Whom to greet.
 #[derive(Deserialize, JsonSchema)]
@@ -20,7 +21,7 @@ pub struct Greeting {
 }
 
 /// Greets someone by name.
-#[operation(title = "Greet", read_only, idempotent, rest = "GET /greet")]
+#[tool(title = "Greet", read_only, idempotent, rest = "GET /greet")]
 pub async fn greet(args: Greet) -> Result<Greeting, Error> {
     Ok(Greeting { text: format!("Hello, {}!", args.name) })
 }
@@ -39,7 +40,7 @@ pub struct Sum {
 }
 
 /// Adds two integers.
-#[operation(title = "Add", read_only, idempotent, rest = "GET /add")]
+#[tool(title = "Add", read_only, idempotent, rest = "GET /add")]
 pub async fn add(args: Add) -> Result<Sum, Error> {
     args.a.checked_add(args.b).map(|sum| Sum { sum }).ok_or_else(|| Error::invalid_input("the sum overflows"))
 }
@@ -48,7 +49,7 @@ fn server() -> Result<Server<()>, TableError> {
     Server::builder(())
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions("Greets people and adds numbers.")
-        .operations(table![greet, add])
+        .tools(table![greet, add])
         .build()
 }
 

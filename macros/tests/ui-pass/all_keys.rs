@@ -1,8 +1,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tooltable::{Cx, Operation};
-use tooltable_macros::operation;
+use tooltable::tool::Tool;
+use tooltable::Cx;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -19,8 +20,8 @@ pub struct Replaced {
 
 /// Replaces a model.
 ///
-/// Every key of `#[operation]` at once, except `output_schema` (which excludes `output`).
-#[operation(
+/// Every key of `#[tool]` at once, except `output_schema` (which excludes `output`).
+#[tool(
     name = "models.replace",
     title = "Replace model",
     read_only = false,

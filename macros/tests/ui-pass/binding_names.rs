@@ -1,10 +1,10 @@
-//! Operations with short names: each operation is a const, and a const in scope turns a pattern
+//! Tools with short names: each tool is a const, and a const in scope turns a pattern
 //! such as `Ok(a)` in the expansion into a comparison, so the expansion binds only `__` names.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tooltable::{Cx, Error};
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct Args {
@@ -12,13 +12,13 @@ pub struct Args {
 }
 
 /// Named `a`.
-#[operation]
+#[tool]
 async fn a(_cx: &Cx<()>, args: Args) -> Result<String, Error> {
     Ok(args.id)
 }
 
 /// Named `o`.
-#[operation]
+#[tool]
 async fn o() -> Result<(), Error> {
     Ok(())
 }

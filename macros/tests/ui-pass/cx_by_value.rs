@@ -1,7 +1,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tooltable::{Cx, Operation};
-use tooltable_macros::operation;
+use tooltable::tool::Tool;
+use tooltable::Cx;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -11,7 +12,7 @@ pub struct SlowArgs {
 }
 
 /// Takes the context by value, e.g. to move it into a spawned task.
-#[operation]
+#[tool]
 pub async fn slow(cx: Cx<Models>, SlowArgs { id }: SlowArgs) -> Result<String, tooltable::Error> {
     let _cx: Cx<Models> = cx;
     Ok(id)

@@ -1,7 +1,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tooltable::Operation;
-use tooltable_macros::operation;
+use tooltable::tool::Tool;
+use tooltable_macros::tool;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct EchoArgs {
@@ -9,12 +9,12 @@ pub struct EchoArgs {
 }
 
 /// Echoes its argument. Without a context, it fits a table of any state.
-#[operation(read_only)]
+#[tool(read_only)]
 async fn echo(args: EchoArgs) -> Result<String, tooltable::Error> {
     Ok(args.text)
 }
 
 fn main() {
-    assert_eq!(Operation::<()>::meta(&echo).name, "echo");
-    assert_eq!(Operation::<String>::meta(&echo).name, "echo");
+    assert_eq!(Tool::<()>::meta(&echo).name, "echo");
+    assert_eq!(Tool::<String>::meta(&echo).name, "echo");
 }

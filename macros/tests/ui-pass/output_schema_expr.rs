@@ -1,11 +1,12 @@
 use serde_json::Value;
-use tooltable::{Cx, Operation};
-use tooltable_macros::operation;
+use tooltable::tool::Tool;
+use tooltable::Cx;
+use tooltable_macros::tool;
 
 pub struct Models;
 
 /// Returns untyped JSON and writes its schema by hand.
-#[operation(output_schema = serde_json::json!({
+#[tool(output_schema = serde_json::json!({
     "type": "object",
     "properties": { "models": { "type": "integer" } },
 }))]

@@ -1,8 +1,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
-use tooltable::{Cx, Operation};
-use tooltable_macros::operation;
+use tooltable::tool::Tool;
+use tooltable::Cx;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -12,7 +13,7 @@ pub struct Summary {
 }
 
 /// Returns untyped JSON but declares its shape.
-#[operation(output = Summary)]
+#[tool(output = Summary)]
 pub async fn summary(_cx: &Cx<Models>) -> Result<Value, tooltable::Error> {
     Ok(serde_json::json!({ "models": 3 }))
 }

@@ -1,6 +1,6 @@
 use schemars::JsonSchema;
 use tooltable::Cx;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -10,7 +10,7 @@ pub struct Args {
 }
 
 /// Reads a model.
-#[operation]
+#[tool]
 pub async fn read(cx: &Cx<Models>, args: Args) -> Result<String, tooltable::Error> {
     let _ = cx;
     Ok(args.id)

@@ -1,19 +1,19 @@
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 /// Builds.
-#[operation(task = "sometimes")]
+#[tool(task = "sometimes")]
 async fn build() -> Result<&'static str, tooltable::Error> {
     Ok("built")
 }
 
 /// Deploys.
-#[operation(task = true)]
+#[tool(task = true)]
 async fn deploy() -> Result<&'static str, tooltable::Error> {
     Ok("deployed")
 }
 
 /// Reviews.
-#[operation(deferred_task)]
+#[tool(deferred_task)]
 async fn review() -> Result<&'static str, tooltable::Error> {
     Ok("reviewed")
 }

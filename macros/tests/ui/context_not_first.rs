@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tooltable::Cx;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 /// Reads a model.
-#[operation]
+#[tool]
 pub async fn get_model(args: Args, cx: &Cx<Models>) -> Result<Value, tooltable::Error> {
     let _ = (cx, args);
     Ok(Value::Null)

@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tooltable::Cx;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 /// Patches a model.
-#[operation(rest = "PATCH /models/{id}", body = "patch", body = "id")]
+#[tool(rest = "PATCH /models/{id}", body = "patch", body = "id")]
 pub async fn patch_model(cx: &Cx<Models>, args: Args) -> Result<Value, tooltable::Error> {
     let _ = (cx, args);
     Ok(Value::Null)

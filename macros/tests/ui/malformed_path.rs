@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tooltable::Cx;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -13,14 +13,14 @@ pub struct Args {
 }
 
 /// Reads a model.
-#[operation(rest = "GET /models/id-{id}")]
+#[tool(rest = "GET /models/id-{id}")]
 pub async fn get_model(cx: &Cx<Models>, args: Args) -> Result<Value, tooltable::Error> {
     let _ = (cx, args);
     Ok(Value::Null)
 }
 
 /// Reads a model.
-#[operation(rest = "GET models/{id}/{id}")]
+#[tool(rest = "GET models/{id}/{id}")]
 pub async fn get_model_again(cx: &Cx<Models>, args: Args) -> Result<Value, tooltable::Error> {
     let _ = (cx, args);
     Ok(Value::Null)

@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tooltable::Cx;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -13,7 +13,7 @@ pub struct Args {
 }
 
 /// Names a model.
-#[operation]
+#[tool]
 pub async fn model_name(cx: &Cx<Models>, args: Args) -> String {
     let _ = cx;
     args.id

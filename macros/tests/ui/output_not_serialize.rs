@@ -1,11 +1,11 @@
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Model {
     pub id: String,
 }
 
 /// Reads a model.
-#[operation]
+#[tool]
 pub async fn read() -> Result<Model, tooltable::Error> {
     Ok(Model { id: "a".into() })
 }

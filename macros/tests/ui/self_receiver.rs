@@ -1,7 +1,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -15,7 +15,7 @@ pub struct Api;
 
 impl Api {
     /// Reads a model.
-    #[operation]
+    #[tool]
     pub async fn get_model(&self, args: Args) -> Result<Value, tooltable::Error> {
         let _ = args;
         Ok(Value::Null)

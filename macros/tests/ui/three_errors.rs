@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tooltable::Cx;
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 pub struct Models;
 
@@ -12,7 +12,7 @@ pub struct Args {
     pub patch: Value,
 }
 
-#[operation(read_only, readonly)]
+#[tool(read_only, readonly)]
 pub fn get_model(cx: &Cx<Models>, args: Args) -> Result<Value, tooltable::Error> {
     let _ = (cx, args);
     Ok(Value::Null)

@@ -7,17 +7,22 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::api::context::Cx;
-use crate::api::operation::{BoxFuture, OperationMeta};
-use crate::api::outcome::CallResult;
+use crate::api::error::Error;
+use crate::api::output::Output;
+use crate::api::tool::{BoxFuture, ToolMeta};
 
-/// The MCP tool annotations, as the operation states them. A hint left `None` is not emitted,
+/// The MCP tool annotations, as the tool states them. A hint left `None` is not emitted,
 /// and a client then assumes the specification's default: `readOnlyHint` false,
 /// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Annotations {
+    /// `readOnlyHint`: the tool changes nothing.
     pub read_only: Option<bool>,
+    /// `destructiveHint`: a change it makes may destroy something.
     pub destructive: Option<bool>,
+    /// `idempotentHint`: calling it again with the same arguments changes nothing more.
     pub idempotent: Option<bool>,
+    /// `openWorldHint`: it reaches beyond the server (the web, other systems).
     pub open_world: Option<bool>,
 }
 
@@ -60,7 +65,7 @@ impl TaskSupport {
     }
 }
 
-/// The REST route an operation is also served at (`rest = "GET /models/{id}"`).
+/// The REST route a tool is also served at (`rest = "GET /models/{id}"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestRoute {
     /// Upper-case HTTP method: GET, POST, PUT, PATCH or DELETE.
@@ -80,14 +85,17 @@ impl RestRoute {
     }
 }
 
-
-/// Everything the runtime knows about one tool, whether it came from `#[operation]` or was added
+/// Everything the runtime knows about one tool, whether it came from `#[tool]` or was added
 /// at run time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDescriptor {
+    /// Its name, `[A-Za-z0-9_.-]{1,128}`.
     pub name: String,
+    /// Its title, for people.
     pub title: Option<String>,
+    /// What it does, for the model.
     pub description: String,
+    /// The schema of its arguments; its root is `type: object`.
     pub input_schema: Value,
     /// The schema of a successful result (what REST answers with a 2xx status).
     pub output_schema: Option<Value>,
@@ -95,7 +103,9 @@ pub struct ToolDescriptor {
     /// is then "the success value or one of these", so a client that validates an error's
     /// `structuredContent` accepts it.
     pub error_schema: Option<Value>,
+    /// Its hints.
     pub annotations: Annotations,
+    /// The REST route it is also served at.
     pub rest: Option<RestRoute>,
     /// When false (the default), an argument the inputSchema does not name is rejected by name.
     pub allow_unknown_args: bool,
@@ -157,8 +167,8 @@ impl ToolDescriptor {
     }
 }
 
-impl From<OperationMeta> for ToolDescriptor {
-    fn from(meta: OperationMeta) -> Self {
+impl From<ToolMeta> for ToolDescriptor {
+    fn from(meta: ToolMeta) -> Self {
         ToolDescriptor {
             name: meta.name.to_owned(),
             title: meta.title.map(str::to_owned),
@@ -181,19 +191,22 @@ impl From<OperationMeta> for ToolDescriptor {
 }
 
 /// The handler of a tool added at run time.
-pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, CallResult> + Send + Sync>;
+pub type DynamicHandler<S> = Arc<dyn Fn(Cx<S>, Value) -> BoxFuture<'static, Result<Output, Error>> + Send + Sync>;
 
 /// A tool added at run time, with its own descriptor and handler (a bridge's forwarded capability).
 pub struct DynamicTool<S> {
+    /// What `tools/list` shows of it.
     pub descriptor: ToolDescriptor,
+    /// What runs it, on arguments already validated against the descriptor's inputSchema.
     pub handler: DynamicHandler<S>,
 }
 
 impl<S> DynamicTool<S> {
+    /// A tool of this descriptor whose calls `handler` answers.
     pub fn new<F, Fut>(descriptor: ToolDescriptor, handler: F) -> Self
     where
         F: Fn(Cx<S>, Value) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = CallResult> + Send + 'static,
+        Fut: std::future::Future<Output = Result<Output, Error>> + Send + 'static,
     {
         DynamicTool { descriptor, handler: Arc::new(move |cx, args| Box::pin(handler(cx, args))) }
     }

@@ -1,7 +1,7 @@
-//! What the `#[operation]` expansion calls. Not a public API: names here may change at any time.
+//! What the `#[tool]` expansion calls. Not a public API: names here may change at any time.
 
-pub use crate::api::operation::{BoxFuture, OperationMeta, StaticRestRoute};
-pub use crate::api::outcome::{CallResult, IntoCallResult};
+pub use crate::api::output::Returned;
+pub use crate::api::tool::{BoxFuture, StaticRestRoute, ToolMeta};
 pub use serde_json::Value;
 
 use std::marker::PhantomData;
@@ -9,10 +9,14 @@ use std::marker::PhantomData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::api::outcome::{ErrorKind, IntoCallOutput, ToolFailure};
+use crate::api::error::{Error, ErrorKind};
+use crate::api::output::{IntoOutput, Output};
 
-/// The argument type of an operation that takes none: an empty object.
-#[derive(serde::Deserialize)]
+/// What a tool's call comes to.
+pub type Outcome = Result<Output, Error>;
+
+/// The argument type of a tool that takes none: an empty object.
+#[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
@@ -25,18 +29,18 @@ impl JsonSchema for NoArgs {
     }
 }
 
-/// What an operation's argument type must be to be read from the call's JSON.
+/// What a tool's argument type must be to be read from the call's JSON.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be an operation's argument type: it is not `serde::Deserialize`",
+    message = "`{Self}` cannot be a tool's argument type: it is not `serde::Deserialize`",
     note = "derive `serde::Deserialize` for it: the arguments are parsed from the call's JSON object"
 )]
 pub trait ParsedArgs: DeserializeOwned {}
 
 impl<T: DeserializeOwned> ParsedArgs for T {}
 
-/// What an operation's argument type must be to give the tool its inputSchema.
+/// What a tool's argument type must be to give the tool its inputSchema.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot describe an operation's arguments: it is not `schemars::JsonSchema`",
+    message = "`{Self}` cannot describe a tool's arguments: it is not `schemars::JsonSchema`",
     note = "derive `schemars::JsonSchema` for it, or give the schema with `input_schema = ...`"
 )]
 pub trait DescribedArgs: JsonSchema {}
@@ -51,6 +55,7 @@ pub fn input_schema<T: DescribedArgs>() -> Value {
 /// Finds the error type's schema, when it has one, by autoref specialisation: for
 /// `ErrorSchemaProbe<Result<T, E>>` with `E: JsonSchema` the method of [`StatedErrorSchema`]
 /// applies; for any other type only [`NoErrorSchema`]'s, one reference further, does.
+#[derive(Debug)]
 pub struct ErrorSchemaProbe<R>(pub PhantomData<R>);
 
 pub trait StatedErrorSchema {
@@ -73,20 +78,20 @@ impl<R> NoErrorSchema for &ErrorSchemaProbe<R> {
     }
 }
 
-/// The outputSchema implied by an operation's return type.
-pub fn output_schema<R: IntoCallResult>() -> Option<Value> {
+/// The outputSchema implied by a tool's return type.
+pub fn output_schema<R: Returned>() -> Option<Value> {
     R::output_schema()
 }
 
 /// The outputSchema of `output = T`.
-pub fn explicit_output_schema<T: IntoCallOutput>() -> Option<Value> {
+pub fn explicit_output_schema<T: IntoOutput>() -> Option<Value> {
     T::output_schema()
 }
 
 /// Deserialises validated arguments; what serde still refuses is an invalid-input failure.
-pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, CallResult> {
+pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, Outcome> {
     serde_json::from_value(args).map_err(|e| {
-        Err(ToolFailure {
+        Err(Error {
             kind: ErrorKind::InvalidInput,
             body: serde_json::json!({ "error": "Invalid arguments", "message": e.to_string() }),
         })
@@ -94,6 +99,6 @@ pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, CallResult> {
 }
 
 /// Turns what the function returned into the table's outcome.
-pub fn into_call_result<R: IntoCallResult>(r: R) -> CallResult {
-    r.into_call_result()
+pub fn into_result<R: Returned>(r: R) -> Outcome {
+    r.into_result()
 }

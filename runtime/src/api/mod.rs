@@ -1,24 +1,24 @@
-//! What a server author writes with: the attribute's targets ([`Operation`](operation::Operation)),
-//! the context of a call ([`Cx`](context::Cx)), results and errors, content, resources, prompts,
-//! descriptors and schemas, and the task store. Nothing here knows the engine: what a call needs
-//! of its session and server, `Cx` asks through two narrow traits the engine implements
-//! (`context::ServerSide`, `context::CallSide`).
+//! What a server author writes with: tools ([`tool`]), the context of a call
+//! ([`Cx`](context::Cx)), errors and outputs, content, resources, prompts, schemas and the task
+//! store. Nothing here knows the engine: what a call needs of its session and server, `Cx` asks
+//! through two narrow traits the engine implements (`context::ServerSide`, `context::CallSide`).
 
-pub(crate) mod content;
-pub(crate) mod context;
+pub mod content;
+pub mod context;
 pub(crate) mod descriptor;
+pub(crate) mod error;
 #[doc(hidden)]
 pub mod expansion;
 pub(crate) mod logging;
 pub mod numbers;
-pub(crate) mod operation;
-pub(crate) mod outcome;
-pub(crate) mod prompts;
-pub(crate) mod resources;
+pub(crate) mod output;
+pub mod prompts;
+pub mod resources;
 pub(crate) mod rpc;
 pub mod schema;
 pub(crate) mod table_error;
-pub(crate) mod tasks;
+pub mod tasks;
+pub mod tool;
 
 use std::sync::{Mutex, MutexGuard};
 

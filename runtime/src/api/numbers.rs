@@ -1,5 +1,15 @@
 //! Numbers as JavaScript prints them: a float with no fractional part is written as an integer
 //! (`30`, not `30.0`), so what a client sees does not depend on whether Rust held an f64 or an i64.
+//!
+//! ```
+//! use serde_json::json;
+//! use tooltable::transport::numbers::{normalize, number};
+//!
+//! let mut value = json!({ "sum": 30.0, "mean": 2.5 });
+//! normalize(&mut value);
+//! assert_eq!(value.to_string(), r#"{"sum":30,"mean":2.5}"#);
+//! assert_eq!(number(1e3).to_string(), "1000");
+//! ```
 
 use serde_json::{Number, Value};
 

@@ -1,4 +1,22 @@
-//! JSON Schema 2020-12 for argument and result types, through schemars.
+//! JSON Schema 2020-12 for argument and result types, through schemars, in the form hosts
+//! accept (no `true` subschemas, no formats of schemars' own).
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use tooltable::schema::{input_schema_of, is_object_schema};
+//!
+//! #[derive(JsonSchema)]
+//! #[allow(dead_code)]
+//! struct Page {
+//!     /// How many items, at most.
+//!     limit: u8,
+//! }
+//!
+//! let schema = input_schema_of::<Page>();
+//! assert!(is_object_schema(&schema));
+//! assert_eq!(schema["properties"]["limit"]["maximum"], 255, "a `u8` says its range, not `format: uint8`");
+//! assert!(schema["properties"]["limit"].get("format").is_none());
+//! ```
 
 use schemars::generate::SchemaSettings;
 use schemars::transform::{Transform, transform_subschemas};

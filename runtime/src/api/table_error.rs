@@ -6,17 +6,45 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TableError {
     /// A name outside `[A-Za-z0-9_.-]{1,128}`.
-    InvalidName { name: String },
+    InvalidName {
+        /// The name.
+        name: String,
+    },
     /// Two tools with one name.
-    DuplicateName { name: String },
+    DuplicateName {
+        /// The name.
+        name: String,
+    },
     /// An inputSchema whose root is not `type: object`.
-    InputNotObject { tool: String },
+    InputNotObject {
+        /// The tool.
+        tool: String,
+    },
     /// A schema that does not compile.
-    InvalidSchema { tool: String, message: String },
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What the compiler said.
+        message: String,
+    },
     /// A route parameter or body field that is no property of the inputSchema.
-    UnknownRouteField { tool: String, field: String, properties: Vec<String> },
+    UnknownRouteField {
+        /// The tool.
+        tool: String,
+        /// The field the route names.
+        field: String,
+        /// The inputSchema's properties.
+        properties: Vec<String>,
+    },
     /// Two tools on one REST method and path.
-    DuplicateRoute { route: String, first: String, second: String },
+    DuplicateRoute {
+        /// The method and path.
+        route: String,
+        /// The tool that has it.
+        first: String,
+        /// The tool that asked for it too.
+        second: String,
+    },
 }
 
 impl fmt::Display for TableError {

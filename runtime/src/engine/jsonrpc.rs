@@ -1,5 +1,19 @@
 //! JSON-RPC 2.0 framing: decoding one message (a plain struct, then dispatch on its fields) and
 //! encoding responses, errors, notifications and requests.
+//!
+//! ```
+//! use tooltable::transport::jsonrpc::{self, Incoming, RequestId, RpcError, code};
+//!
+//! let Ok(Incoming::Request { id, method, .. }) = jsonrpc::decode(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) else {
+//!     panic!("a request")
+//! };
+//! assert_eq!((id.clone(), method.as_str()), (RequestId::Number(7), "ping"));
+//! assert_eq!(jsonrpc::result(&id, &serde_json::json!({})), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+//! let refused = jsonrpc::decode(b"{not json").unwrap_err();
+//! assert_eq!(refused.error.code, code::PARSE_ERROR);
+//! let error = jsonrpc::error(None, &RpcError::invalid_request("no"));
+//! assert_eq!(error, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
+//! ```
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,15 +23,37 @@ pub use crate::api::rpc::{RequestId, RpcError, code};
 /// One decoded message from the peer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
-    Request { id: RequestId, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
-    Response { id: RequestId, result: Result<Value, RpcError> },
+    /// A request, which gets a response.
+    Request {
+        /// Its id.
+        id: RequestId,
+        /// Its method.
+        method: String,
+        /// Its params (an object or an array).
+        params: Option<Value>,
+    },
+    /// A notification, which gets none.
+    Notification {
+        /// Its method.
+        method: String,
+        /// Its params (an object or an array).
+        params: Option<Value>,
+    },
+    /// The peer's response to a request of ours.
+    Response {
+        /// The id of our request.
+        id: RequestId,
+        /// Its result or its error.
+        result: Result<Value, RpcError>,
+    },
 }
 
 /// A message that could not be decoded: the error to answer with, and the id when one was readable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodeError {
+    /// The message's id, when one was readable.
     pub id: Option<RequestId>,
+    /// The error to answer it with.
     pub error: RpcError,
     /// A `tools/call` whose arguments nest deeper than JSON values may here: bad input for the
     /// tool, so the session answers it as a tool failure rather than a protocol fault.

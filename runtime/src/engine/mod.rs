@@ -5,7 +5,7 @@
 
 pub(crate) mod era;
 pub(crate) mod handshake;
-pub(crate) mod jsonrpc;
+pub mod jsonrpc;
 pub(crate) mod methods;
 pub(crate) mod outbox;
 pub(crate) mod params;

@@ -47,6 +47,10 @@ impl Outgoing {
 /// from whichever thread makes them (the one that handed the session a request, or a runtime
 /// worker running a call), so a transport can write a quick answer straight away without a hop
 /// through a channel. It must not block for long: it runs inside calls.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take a session's messages: it does not implement `tooltable::transport::Outbox`",
+    note = "implement `fn send(&self, outgoing: Outgoing)` for it, or give the session an `mpsc::UnboundedSender<Outgoing>`"
+)]
 pub trait Outbox: Send + Sync + 'static {
     /// Takes one outgoing message or signal.
     fn send(&self, outgoing: Outgoing);

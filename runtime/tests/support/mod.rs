@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
+use tooltable::Server;
+use tooltable::context::Transport;
 use tooltable::transport::jsonrpc::RequestId;
 use tooltable::transport::{Destination, Outgoing, RequestContext, Session};
-use tooltable::{Server, Transport};
 
 /// What the tests' messages come with: no principal, over no transport in particular.
 pub const CONTEXT: RequestContext = RequestContext::new(Transport::InProcess);

@@ -5,7 +5,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tooltable::{Content, ContentBlock, Cx, Error, operation};
+use tooltable::content::{Content, ContentBlock};
+use tooltable::{Cx, Error, tool};
 
 const STEP: Duration = Duration::from_millis(50);
 
@@ -14,7 +15,7 @@ fn text(s: impl Into<String>) -> Result<Content, Error> {
 }
 
 /// Sends three info logs, 50 ms apart, while it runs.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_tool_with_logging(cx: &Cx<()>) -> Result<Content, Error> {
     cx.info("Tool execution started");
     tokio::time::sleep(STEP).await;
@@ -25,7 +26,7 @@ pub async fn test_tool_with_logging(cx: &Cx<()>) -> Result<Content, Error> {
 }
 
 /// Reports progress 0, 50 and 100 of 100, 50 ms apart, when the request carries a progressToken.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_tool_with_progress(cx: &Cx<()>) -> Result<Content, Error> {
     for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
         if i > 0 {
@@ -43,7 +44,7 @@ pub struct SamplingArgs {
 }
 
 /// Asks the client's model (`sampling/createMessage`) and returns its answer.
-#[operation(open_world)]
+#[tool(open_world)]
 pub async fn test_sampling(cx: &Cx<()>, args: SamplingArgs) -> Result<Content, Error> {
     let params = json!({
         "messages": [{ "role": "user", "content": { "type": "text", "text": args.prompt } }],
@@ -61,7 +62,7 @@ pub struct ElicitationArgs {
 }
 
 /// Asks the user for a username and an email (`elicitation/create`) and returns the answer.
-#[operation(open_world)]
+#[tool(open_world)]
 pub async fn test_elicitation(cx: &Cx<()>, args: ElicitationArgs) -> Result<Content, Error> {
     let schema = json!({
         "type": "object",
@@ -88,7 +89,7 @@ async fn elicit(cx: &Cx<()>, message: &str, properties: Value) -> Result<Content
 }
 
 /// Asks for a form whose fields all carry defaults, one per primitive type (SEP-1034).
-#[operation(open_world)]
+#[tool(open_world)]
 pub async fn test_elicitation_sep1034_defaults(cx: &Cx<()>) -> Result<Content, Error> {
     let properties = json!({
         "name": { "type": "string", "description": "User name", "default": "John Doe" },
@@ -101,7 +102,7 @@ pub async fn test_elicitation_sep1034_defaults(cx: &Cx<()>) -> Result<Content, E
 }
 
 /// Asks for a form using each of the five enum schema shapes (SEP-1330).
-#[operation(open_world)]
+#[tool(open_world)]
 pub async fn test_elicitation_sep1330_enums(cx: &Cx<()>) -> Result<Content, Error> {
     let properties = json!({
         "untitledSingle": { "type": "string", "enum": ["option1", "option2", "option3"] },
@@ -123,7 +124,7 @@ pub async fn test_elicitation_sep1330_enums(cx: &Cx<()>) -> Result<Content, Erro
 
 /// Closes the stream carrying the call, then answers a moment later: over HTTP the client
 /// reconnects with Last-Event-ID and gets the answer there (SEP-1699).
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_reconnection(cx: &Cx<()>) -> Result<Content, Error> {
     cx.close_stream();
     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -3,31 +3,32 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Content, ContentBlock, Error, ResourceContents, operation};
+use tooltable::content::{Content, ContentBlock, ResourceContents};
+use tooltable::{Error, tool};
 
 pub(crate) const RED_PIXEL_PNG: &[u8] = include_bytes!("../fixtures/red-pixel.png");
 const SILENCE_WAV: &[u8] = include_bytes!("../fixtures/silence.wav");
 
 /// Returns a fixed text block.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn test_simple_text() -> Result<Content, Error> {
     Ok(ContentBlock::text("This is a simple text response for testing.").into())
 }
 
 /// Returns a 1x1 red PNG image.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn test_image_content() -> Result<Content, Error> {
     Ok(ContentBlock::image(RED_PIXEL_PNG, "image/png").into())
 }
 
 /// Returns a tenth of a second of silence as WAV audio.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn test_audio_content() -> Result<Content, Error> {
     Ok(ContentBlock::audio(SILENCE_WAV, "audio/wav").into())
 }
 
 /// Returns an embedded text resource.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn test_embedded_resource() -> Result<Content, Error> {
     let resource =
         ResourceContents::text("test://embedded-resource", "text/plain", "This is an embedded resource content.");
@@ -35,7 +36,7 @@ pub async fn test_embedded_resource() -> Result<Content, Error> {
 }
 
 /// Returns text, an image and an embedded JSON resource in one result.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn test_multiple_content_types() -> Result<Content, Error> {
     let resource =
         ResourceContents::text("test://mixed-content-resource", "application/json", r#"{"test":"data","value":123}"#);
@@ -46,7 +47,7 @@ pub async fn test_multiple_content_types() -> Result<Content, Error> {
 }
 
 /// Always fails, to show how a tool error reaches the client.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn test_error_handling() -> Result<Content, Error> {
     Err(Error::internal("This tool intentionally returns an error for testing"))
 }
@@ -89,7 +90,7 @@ pub struct SchemaFeatures {
 }
 
 /// Tool with JSON Schema 2020-12 features: echoes its arguments.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn json_schema_2020_12_tool(args: SchemaFeatures) -> Result<SchemaFeatures, Error> {
     Ok(args)
 }
@@ -109,7 +110,7 @@ pub struct Sum {
 }
 
 /// Adds two numbers; its result is an object, so the tool declares an outputSchema.
-#[operation(title = "Add numbers", read_only, idempotent, rest = "GET /add")]
+#[tool(title = "Add numbers", read_only, idempotent, rest = "GET /add")]
 pub async fn add_numbers(args: AddNumbers) -> Result<Sum, Error> {
     let sum = args.a + args.b;
     // JSON has no infinity: serde would write `null`, which the outputSchema does not admit.

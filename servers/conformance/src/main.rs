@@ -1,5 +1,5 @@
 //! `conformance-server`: every fixture the official MCP conformance suite expects, written with
-//! `#[operation]` functions and the runtime's resource, prompt and completion APIs.
+//! `#[tool]` functions and the runtime's resource, prompt and completion APIs.
 
 mod client_tools;
 mod content_tools;
@@ -11,14 +11,15 @@ mod testing_tools;
 
 use std::process::ExitCode;
 
-use tooltable::{Server, TableError, table};
+use tooltable::tool::TableError;
+use tooltable::{Server, table};
 
 /// The whole server; `()` is its state.
 pub fn server() -> Result<Server<()>, TableError> {
     let builder = Server::builder(())
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions("Fixtures of the MCP conformance suite, plus a few tools that exercise the protocol engine.")
-        .operations(table![
+        .tools(table![
             content_tools::test_simple_text,
             content_tools::test_image_content,
             content_tools::test_audio_content,

@@ -1,9 +1,9 @@
 //! The fixture prompts and the completion of their arguments.
 
-use tooltable::{
-    ContentBlock, ErrorKind, InputRequest, Prompt, PromptMessage, PromptResult, ResourceContents, ServerBuilder,
-    ToolFailure,
-};
+use tooltable::content::{ContentBlock, ResourceContents};
+use tooltable::context::InputRequest;
+use tooltable::prompts::{Prompt, PromptMessage, PromptResult};
+use tooltable::{Error, ErrorKind, ServerBuilder};
 
 use crate::content_tools::RED_PIXEL_PNG;
 
@@ -14,7 +14,7 @@ fn user_text(text: impl Into<String>) -> PromptMessage {
     PromptMessage::user(ContentBlock::text(text))
 }
 
-fn messages(messages: Vec<PromptMessage>) -> Result<PromptResult, ToolFailure> {
+fn messages(messages: Vec<PromptMessage>) -> Result<PromptResult, Error> {
     Ok(PromptResult { description: None, messages })
 }
 
@@ -67,7 +67,7 @@ pub fn register(builder: ServerBuilder<()>) -> ServerBuilder<()> {
                 let answers = cx
                     .ask(vec![("user_context".to_owned(), question)])
                     .await
-                    .map_err(|e| ToolFailure::new(ErrorKind::BadRequest, e.to_string()))?;
+                    .map_err(|e| Error::new(ErrorKind::BadRequest, e.to_string()))?;
                 let context = answers["user_context"]["content"]["context"].as_str().unwrap_or("").to_owned();
                 messages(vec![user_text(format!("Use this context: {context}"))])
             },
@@ -78,7 +78,7 @@ pub fn register(builder: ServerBuilder<()>) -> ServerBuilder<()> {
             } else if req.ref_type == "ref/prompt" || req.ref_type == "ref/resource" {
                 Ok(Vec::new())
             } else {
-                Err(ToolFailure::new(ErrorKind::InvalidInput, format!("unknown reference type {}", req.ref_type)))
+                Err(Error::new(ErrorKind::InvalidInput, format!("unknown reference type {}", req.ref_type)))
             }
         })
 }

@@ -1,7 +1,9 @@
 //! The fixture resources: static text, a static binary, a watched resource and a template.
 
 use serde_json::json;
-use tooltable::{Resource, ResourceContents, ResourceTemplate, ServerBuilder};
+use tooltable::ServerBuilder;
+use tooltable::content::ResourceContents;
+use tooltable::resources::{Resource, ResourceTemplate};
 
 use crate::content_tools::RED_PIXEL_PNG;
 

@@ -3,7 +3,9 @@
 //! older ones: the same functions in both.
 
 use serde_json::{Map, Value, json};
-use tooltable::{Content, ContentBlock, Cx, Error, InputRequest, operation};
+use tooltable::content::{Content, ContentBlock};
+use tooltable::context::InputRequest;
+use tooltable::{Cx, Error, tool};
 
 fn text(s: impl Into<String>) -> Result<Content, Error> {
     Ok(ContentBlock::text(s).into())
@@ -37,21 +39,21 @@ pub(crate) fn field<'a>(answer: &'a Value, field: &str) -> &'a str {
 }
 
 /// Greets the user by the name it asks for (`user_name`).
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_elicitation(cx: &Cx<()>) -> Result<Content, Error> {
     let answers = ask(cx, vec![("user_name", name_question())]).await?;
     text(format!("Hello, {}!", field(&answers["user_name"], "name")))
 }
 
 /// Asks the client's model a question (`capital_question`) and returns its answer.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_sampling(cx: &Cx<()>) -> Result<Content, Error> {
     let answers = ask(cx, vec![("capital_question", capital_question())]).await?;
     text(format!("Answer: {}", answers["capital_question"]["content"]["text"].as_str().unwrap_or("")))
 }
 
 /// Lists the client's roots (`client_roots`).
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_list_roots(cx: &Cx<()>) -> Result<Content, Error> {
     let answers = ask(cx, vec![("client_roots", InputRequest::list_roots())]).await?;
     let roots: Vec<&str> =
@@ -60,7 +62,7 @@ pub async fn test_input_required_result_list_roots(cx: &Cx<()>) -> Result<Conten
 }
 
 /// Asks three things at once: a name, a greeting from the model, and the roots.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_multiple_inputs(cx: &Cx<()>) -> Result<Content, Error> {
     let greeting = InputRequest::create_message(json!({
         "messages": [{ "role": "user", "content": { "type": "text", "text": "Generate a greeting" } }],
@@ -76,7 +78,7 @@ pub async fn test_input_required_result_multiple_inputs(cx: &Cx<()>) -> Result<C
 }
 
 /// Asks a name, then a favourite colour: two rounds.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_multi_round(cx: &Cx<()>) -> Result<Content, Error> {
     let step1 = InputRequest::elicit_form("Step 1: What is your name?", one_field("name", "string"));
     let name = ask(cx, vec![("step1", step1)]).await?;
@@ -86,7 +88,7 @@ pub async fn test_input_required_result_multi_round(cx: &Cx<()>) -> Result<Conte
 }
 
 /// Asks for a confirmation; the answer comes back through the signed request state.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_request_state(cx: &Cx<()>) -> Result<Content, Error> {
     let confirm = InputRequest::elicit_form("Please confirm", one_field("ok", "boolean"));
     let answers = ask(cx, vec![("confirm", confirm)]).await?;
@@ -94,7 +96,7 @@ pub async fn test_input_required_result_request_state(cx: &Cx<()>) -> Result<Con
 }
 
 /// The same question, for the scenario that alters the state the server sent.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_tampered_state(cx: &Cx<()>) -> Result<Content, Error> {
     let confirm = InputRequest::elicit_form("Please confirm", one_field("ok", "boolean"));
     ask(cx, vec![("confirm", confirm)]).await?;
@@ -103,7 +105,7 @@ pub async fn test_input_required_result_tampered_state(cx: &Cx<()>) -> Result<Co
 
 /// Asks only what the client declared it can answer: the model when it has sampling, the user
 /// when it has elicitation.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_input_required_result_capabilities(cx: &Cx<()>) -> Result<Content, Error> {
     let capabilities = cx.client_capabilities();
     let mut questions = Vec::new();
@@ -121,7 +123,7 @@ pub async fn test_input_required_result_capabilities(cx: &Cx<()>) -> Result<Cont
 }
 
 /// Needs the client's model; a client without `sampling` gets the missing-capability error.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_missing_capability(cx: &Cx<()>) -> Result<Content, Error> {
     let answers = ask(cx, vec![("capital_question", capital_question())]).await?;
     text(format!("Answer: {}", answers["capital_question"]["content"]["text"].as_str().unwrap_or("")))
@@ -129,14 +131,14 @@ pub async fn test_missing_capability(cx: &Cx<()>) -> Result<Content, Error> {
 
 /// Asks the user while it runs: under 2026-07-28 the question travels in the result, never as a
 /// request of its own on the response stream.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_streaming_elicitation(cx: &Cx<()>) -> Result<Content, Error> {
     let answers = ask(cx, vec![("user_name", name_question())]).await?;
     text(format!("Hello, {}!", field(&answers["user_name"], "name")))
 }
 
 /// Logs at info level, then answers.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_logging_tool(cx: &Cx<()>) -> Result<Content, Error> {
     cx.info("logging tool called");
     text("logged")
@@ -153,7 +155,7 @@ pub struct CustomHeaderArgs {
 
 /// Echoes its region, which a 2026-07-28 client over HTTP also sends as a header: the server
 /// refuses a request whose header does not match it.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn test_custom_headers(args: CustomHeaderArgs) -> Result<Content, Error> {
     text(format!("region: {}, query: {}", args.region, args.query.unwrap_or_default()))
 }

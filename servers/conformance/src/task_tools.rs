@@ -8,7 +8,9 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tooltable::{Content, ContentBlock, Cx, Error, InputRequest, operation};
+use tooltable::content::{Content, ContentBlock};
+use tooltable::context::InputRequest;
+use tooltable::{Cx, Error, tool};
 
 use crate::round_tools::{ask, field, name_question};
 
@@ -23,7 +25,7 @@ pub struct GreetArgs {
 }
 
 /// Greets by name, at once: never a task.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn greet(args: GreetArgs) -> Result<Content, Error> {
     text(format!("Hello, {}!", args.name))
 }
@@ -39,7 +41,7 @@ pub struct SlowComputeArgs {
 }
 
 /// Computes for `seconds` seconds, then reports; as a task, `tasks/cancel` stops it.
-#[operation(read_only, task)]
+#[tool(read_only, task)]
 pub async fn slow_compute(args: SlowComputeArgs) -> Result<Content, Error> {
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     let label = args.label.unwrap_or_default();
@@ -47,14 +49,14 @@ pub async fn slow_compute(args: SlowComputeArgs) -> Result<Content, Error> {
 }
 
 /// Works for about a second, then fails as a tool (a task that completes with `isError`).
-#[operation(read_only, task = "required")]
+#[tool(read_only, task = "required")]
 pub async fn failing_job() -> Result<Content, Error> {
     tokio::time::sleep(Duration::from_secs(1)).await;
     Err(Error::bad_request("the job failed"))
 }
 
 /// Panics: a protocol error, so a task that fails.
-#[operation(read_only, task)]
+#[tool(read_only, task)]
 pub async fn protocol_error_job() -> Result<Content, Error> {
     panic!("the job crashed")
 }
@@ -66,7 +68,7 @@ pub struct ConfirmDeleteArgs {
 }
 
 /// Asks the user to confirm, then says whether the file was deleted (nothing is touched).
-#[operation(destructive = false, task)]
+#[tool(destructive = false, task)]
 pub async fn confirm_delete(cx: &Cx<()>, args: ConfirmDeleteArgs) -> Result<Content, Error> {
     let schema =
         json!({ "type": "object", "properties": { "confirm": { "type": "boolean" } }, "required": ["confirm"] });
@@ -79,7 +81,7 @@ pub async fn confirm_delete(cx: &Cx<()>, args: ConfirmDeleteArgs) -> Result<Cont
 }
 
 /// Asks two questions at once (a name and a confirmation), so both are pending together.
-#[operation(read_only, task)]
+#[tool(read_only, task)]
 pub async fn multi_input(cx: &Cx<()>) -> Result<Content, Error> {
     let name_schema = json!({ "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] });
     let confirm_schema = json!({ "type": "object", "properties": { "confirm": { "type": "boolean" } } });
@@ -95,7 +97,7 @@ pub async fn multi_input(cx: &Cx<()>) -> Result<Content, Error> {
 }
 
 /// Asks the user's name in rounds (`user_name`), then goes on as a task that greets them.
-#[operation(read_only, task = "required", deferred_task)]
+#[tool(read_only, task = "required", deferred_task)]
 pub async fn test_tool_with_task(cx: &Cx<()>) -> Result<Content, Error> {
     let answers = ask(cx, vec![("user_name", name_question())]).await?;
     cx.start_task().await;

@@ -6,7 +6,9 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{CallOutput, Cx, DynamicTool, Error, LogLevel, ToolDescriptor, operation};
+use tooltable::context::LogLevel;
+use tooltable::tool::{DynamicTool, Output, ToolDescriptor};
+use tooltable::{Cx, Error, tool};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct SleepArgs {
@@ -25,7 +27,7 @@ pub struct Slept {
 }
 
 /// Sleeps, reporting progress in steps; a cancelled sleep ends at once.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn sleep(cx: &Cx<()>, args: SleepArgs) -> Result<Slept, Error> {
     let steps = args.steps.max(1);
     for step in 1..=steps {
@@ -45,7 +47,7 @@ pub struct EmitLogArgs {
 }
 
 /// Sends one log message at the given level (the session's level filter applies).
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn emit_log(cx: &Cx<()>, args: EmitLogArgs) -> Result<Value, Error> {
     let level =
         LogLevel::parse(&args.level).ok_or_else(|| Error::invalid_input(format!("unknown level {:?}", args.level)))?;
@@ -66,7 +68,7 @@ pub struct Large {
 }
 
 /// Returns a string of the requested length, to exercise the result-size guard.
-#[operation(read_only, idempotent)]
+#[tool(read_only, idempotent)]
 pub async fn large_result(args: LargeResultArgs) -> Result<Large, Error> {
     Ok(Large { data: "x".repeat(args.chars) })
 }
@@ -78,17 +80,17 @@ pub struct ToolName {
 }
 
 /// Adds a tool at run time that echoes its arguments; sessions get `notifications/tools/list_changed`.
-#[operation]
+#[tool]
 pub async fn add_tool(cx: &Cx<()>, args: ToolName) -> Result<Value, Error> {
     let schema = json!({ "type": "object", "properties": { "text": { "type": "string" } } });
     let descriptor = ToolDescriptor::new(args.name.clone(), "Echoes its arguments (added at run time).", schema);
-    let tool = DynamicTool::new(descriptor, |_cx, args| async move { Ok(CallOutput::Json(json!({ "echo": args }))) });
+    let tool = DynamicTool::new(descriptor, |_cx, args| async move { Ok(Output::Json(json!({ "echo": args }))) });
     cx.add_tool(tool).map_err(|e| Error::invalid_input(e.to_string()))?;
     Ok(json!({ "added": args.name }))
 }
 
 /// Removes a tool added at run time.
-#[operation(destructive, idempotent)]
+#[tool(destructive, idempotent)]
 pub async fn remove_tool(cx: &Cx<()>, args: ToolName) -> Result<Value, Error> {
     if !cx.remove_tool(&args.name) {
         return Err(Error::not_found(format!("no dynamic tool named {:?}", args.name)));
@@ -102,14 +104,14 @@ pub struct TouchArgs {
 }
 
 /// Announces that a resource changed: subscribed sessions get `notifications/resources/updated`.
-#[operation(idempotent)]
+#[tool(idempotent)]
 pub async fn touch_resource(cx: &Cx<()>, args: TouchArgs) -> Result<Value, Error> {
     cx.resource_updated(&args.uri);
     Ok(json!({ "touched": args.uri }))
 }
 
 /// Panics, to show that a crash inside one handler is an internal error for that request alone.
-#[operation(read_only)]
+#[tool(read_only)]
 pub async fn panic_now() -> Result<Value, Error> {
     panic!("deliberate panic for testing")
 }

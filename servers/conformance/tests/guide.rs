@@ -1,9 +1,10 @@
 //! Walks docs/guide/adding-a-tool.md on the built binary: the tool is in the table, a session
 //! script is recorded into a transcript, the recording replays, and a docs page is generated
-//! from it.
+//! from it; and the page names every error kind with its REST status.
 
 use std::path::Path;
 
+use tooltable::ErrorKind;
 use tooltable_golden::Golden;
 use tooltable_golden::session::{Line, SessionFile};
 
@@ -14,7 +15,7 @@ fn the_guide_works_step_by_step() {
     let dir = std::env::temp_dir().join(format!("tooltable-guide-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
 
-    // Step 2: the operation is in the table.
+    // Step 2: the tool is in the table.
     let tools = std::process::Command::new(BIN).arg("tools").output().unwrap();
     let tools: serde_json::Value = serde_json::from_slice(&tools.stdout).unwrap();
     assert!(tools.as_array().unwrap().iter().any(|t| t["name"] == "add_numbers"));
@@ -51,4 +52,16 @@ fn the_guide_works_step_by_step() {
     assert!(text.contains("\"tool\": \"add_numbers\""), "{text}");
     golden.check_page(&page);
     std::fs::remove_dir_all(Path::new(&dir)).unwrap();
+}
+
+#[test]
+fn the_guide_names_every_error_kind_with_its_rest_status() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/guide/adding-a-tool.md");
+    let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // A sentence may wrap between a status and its kind.
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    for kind in ErrorKind::ALL {
+        let named = format!("{} `{kind:?}`", kind.http_status());
+        assert!(page.contains(&named), "adding-a-tool.md does not say {named}");
+    }
 }

@@ -39,7 +39,14 @@ fn server(root: &Path) -> Server<Service> {
 }
 
 async fn call(server: &Server<Service>, tool: &str, args: Value) {
-    let outcome = server.call_tool(server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess)), tool, Some(args)).await.unwrap();
+    let outcome = server
+        .call_tool(
+            server.cx(&tooltable::transport::RequestContext::new(tooltable::context::Transport::InProcess)),
+            tool,
+            Some(args),
+        )
+        .await
+        .unwrap();
     assert!(outcome.is_ok(), "{tool} failed");
 }
 

@@ -67,7 +67,7 @@ pub fn server(options: Options) -> Result<Server<Service>, Box<dyn std::error::E
     Ok(Server::builder(Service::new(repository, options.allow, options.max_client_diagnostics))
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
-        .operations(table![
+        .tools(table![
             entities::entity_list,
             entities::entity_show,
             objects::object_list,

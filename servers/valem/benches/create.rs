@@ -19,7 +19,13 @@ fn main() {
     let id = spec["id"].clone();
     let server = valem::server().expect("the tool table builds");
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
-    let call = |tool: &str, args| runtime.block_on(server.call_tool(server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess)), tool, Some(args)));
+    let call = |tool: &str, args| {
+        runtime.block_on(server.call_tool(
+            server.cx(&tooltable::transport::RequestContext::new(tooltable::context::Transport::InProcess)),
+            tool,
+            Some(args),
+        ))
+    };
     let create = timing::mean_of(RUNS, || {
         let _ = call("create_model", json!({ "spec": spec }));
         let _ = call("delete_model", json!({ "id": id }));
@@ -28,7 +34,13 @@ fn main() {
     for held in HELD {
         let limits = valem::options::Limits { max_models: HELD[1] * 2, ..Default::default() };
         let server = valem::server_with(limits).expect("the tool table builds");
-        let call = |tool: &str, args| runtime.block_on(server.call_tool(server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess)), tool, Some(args)));
+        let call = |tool: &str, args| {
+            runtime.block_on(server.call_tool(
+                server.cx(&tooltable::transport::RequestContext::new(tooltable::context::Transport::InProcess)),
+                tool,
+                Some(args),
+            ))
+        };
         let small = json!({ "spec": { "id": "same", "schema": {} } });
         for _ in 0..held {
             let _ = call("create_model", small.clone());

@@ -37,7 +37,13 @@ fn main() {
 
     let server = valem::server().expect("the tool table builds");
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
-    let call = |tool: &str, args: Value| runtime.block_on(server.call_tool(server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess)), tool, Some(args)));
+    let call = |tool: &str, args: Value| {
+        runtime.block_on(server.call_tool(
+            server.cx(&tooltable::transport::RequestContext::new(tooltable::context::Transport::InProcess)),
+            tool,
+            Some(args),
+        ))
+    };
     for (tool, args) in &setup {
         call(tool, args.clone()).expect("known tool").expect("set up");
     }

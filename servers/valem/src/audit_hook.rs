@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tooltable::{CallOutput, DynamicTool, ErrorKind, Server, TableError, ToolDescriptor, ToolFailure};
+use tooltable::tool::{DynamicTool, Output, TableError, ToolDescriptor};
+use tooltable::{Error, ErrorKind, Server};
 
 use crate::audit::MemoryAuditStore;
 use crate::options::Limits;
@@ -42,11 +43,11 @@ fn tamper_tool(store: Arc<MemoryAuditStore>) -> DynamicTool<Models> {
             let (Some(id), Some(position), Some(field)) =
                 (args["id"].as_str(), args["position"].as_u64(), args["field"].as_str())
             else {
-                return Err(ToolFailure::new(ErrorKind::InvalidInput, "give id, position, field and value"));
+                return Err(Error::new(ErrorKind::InvalidInput, "give id, position, field and value"));
             };
             let value = args["value"].clone();
             let tampered = store.tamper(id, position as usize, |record| record[field] = value);
-            Ok(CallOutput::Json(json!({ "tampered": tampered })))
+            Ok(Output::Json(json!({ "tampered": tampered })))
         }
     })
 }

@@ -1,5 +1,5 @@
 //! valem's own command-line options: the bounds that keep one process alive and responsive
-//! under any load. Every default is in `docs/architecture.md` ("Limits and defaults").
+//! under any load. Every default is in `docs/servers/valem.md` ("Limits and defaults").
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -2,9 +2,10 @@
 //! each model, the ModelSpec schema, the guides and the bundled examples.
 
 use serde_json::Value;
-use tooltable::{
-    CallOutput, ErrorKind, Resource, ResourceContents, ResourceTemplate, Server, TableError, ToolFailure, table,
-};
+use tooltable::content::ResourceContents;
+use tooltable::resources::{Resource, ResourceTemplate};
+use tooltable::tool::{Output, TableError};
+use tooltable::{Error, ErrorKind, Server, table};
 
 use std::sync::Arc;
 
@@ -125,9 +126,9 @@ fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
         Mode::Own => (INSTRUCTIONS.to_owned(), table![models::create_model]),
         Mode::Browser => (format!("{INSTRUCTIONS}{PAIRED_INSTRUCTIONS}"), table![models::create_model_paired]),
     };
-    let mut operations = table![models::list_models];
-    operations.extend(create);
-    operations.extend(table![
+    let mut tools = table![models::list_models];
+    tools.extend(create);
+    tools.extend(table![
         models::get_model_info,
         models::get_spec,
         reading::get_state,
@@ -157,7 +158,7 @@ fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
         .info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(instructions)
         .local_tools(LOCAL_TOOLS)
-        .operations(operations)
+        .tools(tools)
         .resource_template(
             ResourceTemplate::new("valem://state/{modelId}", "model-state")
                 .description("A model's live merged state; subscribe to hear of every committed mutation")
@@ -175,7 +176,7 @@ fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
             |_, req| async move {
                 let name = req.params.get("name").cloned().unwrap_or_default();
                 let text = resources::example(&name).ok_or_else(|| {
-                    ToolFailure::new(
+                    Error::new(
                         ErrorKind::NotFound,
                         format!("there is no example {name:?}; the examples are {}", example_names()),
                     )
@@ -222,10 +223,10 @@ fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
 
 /// A model's merged state, read through `get_state`: in process, or from the remote instance when
 /// the tool is forwarded, so a read sees the state wherever the models live.
-async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, ToolFailure> {
+async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, Error> {
     match cx.call_tool("get_state", serde_json::json!({ "id": id })).await? {
-        CallOutput::Json(state) => Ok(state),
-        CallOutput::Content(_) => Err(ToolFailure::new(ErrorKind::Internal, "get_state answered no JSON")),
+        Output::Json(state) => Ok(state),
+        Output::Content(_) => Err(Error::new(ErrorKind::Internal, "get_state answered no JSON")),
     }
 }
 

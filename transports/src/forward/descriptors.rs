@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use tooltable::Annotations;
+use tooltable::tool::Annotations;
 
 use super::openapi::{Forwarded, Reading};
 use super::request::BodyShape;
@@ -71,7 +71,7 @@ mod tests {
     use super::*;
     use hyper::Method;
     use serde_json::json;
-    use tooltable::ToolDescriptor;
+    use tooltable::tool::ToolDescriptor;
 
     use crate::forward::request::RouteTemplate;
 

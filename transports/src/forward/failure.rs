@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::Serialize;
-use tooltable::{ErrorKind, ToolError};
+use tooltable::{ErrorBody, ErrorKind};
 
 /// What went wrong between this process and the remote, as a program reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -75,7 +75,7 @@ impl fmt::Display for RemoteFailure {
 
 impl std::error::Error for RemoteFailure {}
 
-impl ToolError for RemoteFailure {
+impl ErrorBody for RemoteFailure {
     fn kind(&self) -> ErrorKind {
         self.kind
     }
@@ -97,9 +97,9 @@ pub enum ForwardError {
     /// The tool descriptors (fetched from `source`, or given) do not fit the document's tools.
     Descriptors { source: String, reason: String },
     /// A tool read from the document was refused by the server's table.
-    Install(tooltable::TableError),
-    /// An operation's handler could not be replaced by its forwarding one.
-    Replace(tooltable::ReplaceError),
+    Install(tooltable::tool::TableError),
+    /// A tool's handler could not be replaced by its forwarding one.
+    Replace(tooltable::server::ReplaceError),
 }
 
 impl fmt::Display for ForwardError {
@@ -114,7 +114,7 @@ impl fmt::Display for ForwardError {
                 write!(f, "{source} cannot be laid over the tools: {reason}")
             }
             ForwardError::Install(e) => write!(f, "a forwarded tool was refused: {e}"),
-            ForwardError::Replace(e) => write!(f, "an operation cannot be forwarded: {e}"),
+            ForwardError::Replace(e) => write!(f, "a tool cannot be forwarded: {e}"),
         }
     }
 }

@@ -5,7 +5,8 @@
 
 use hyper::header::{HeaderName, HeaderValue};
 use serde_json::Value;
-use tooltable::{CallResult, ToolFailure};
+use tooltable::Error;
+use tooltable::tool::Output;
 
 /// A call about to be forwarded: the arguments to send and the headers to add.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,13 +19,13 @@ pub struct Outgoing {
 /// Every method has a default that changes nothing.
 pub trait Hook: Send + Sync + std::fmt::Debug + 'static {
     /// Before a call of `tool` is sent: what to send, or the answer to give instead.
-    fn outgoing(&self, tool: &str, args: Value) -> Result<Outgoing, ToolFailure> {
+    fn outgoing(&self, tool: &str, args: Value) -> Result<Outgoing, Error> {
         let _ = tool;
         Ok(Outgoing { args, headers: Vec::new() })
     }
 
     /// The answer of a call of `tool`, on its way back.
-    fn incoming(&self, tool: &str, answer: CallResult) -> CallResult {
+    fn incoming(&self, tool: &str, answer: Result<Output, Error>) -> Result<Output, Error> {
         let _ = tool;
         answer
     }

@@ -1,4 +1,4 @@
-//! A server forwarding its own operations to another instance of itself: the descriptors, and
+//! A server forwarding its own tools to another instance of itself: the descriptors, and
 //! their order in the listing, stay the server's own; only the handlers change. The routes come
 //! from the server's own OpenAPI document, built in process, so nothing is fetched at startup
 //! and the server starts (its local tools working) while the remote is down.
@@ -20,8 +20,8 @@ pub struct Mirror {
     pub updates: Updates,
 }
 
-/// Replaces the handler of every operation of `server` that has a REST route, except the
-/// server's [local tools](tooltable::Config::local_tools), by one that forwards the call to that
+/// Replaces the handler of every tool of `server` that has a REST route, except the
+/// server's [local tools](tooltable::server::Config::local_tools), by one that forwards the call to that
 /// route at `base_url`. Call it right after the server is built, before it is served or cloned.
 /// Subscriptions made locally are made at the remote too (see [`Updates`]), so updates of its
 /// resources, whoever caused them, reach the local subscribers.
@@ -50,7 +50,7 @@ pub fn mirror<S: Send + Sync + 'static>(
     }
     let (observer, updates) = super::updates::follower(Arc::clone(&remote.client), remote.hook.clone());
     if !server.observe_subscriptions(observer) {
-        return Err(ForwardError::Replace(tooltable::ReplaceError::Shared));
+        return Err(ForwardError::Replace(tooltable::server::ReplaceError::Shared));
     }
     Ok(Mirror { forwarded, updates })
 }

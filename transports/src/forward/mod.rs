@@ -41,7 +41,8 @@ use std::time::Duration;
 
 use hyper::Method;
 use serde_json::Value;
-use tooltable::{DynamicTool, Server, TableError, ToolDescriptor};
+use tooltable::Server;
+use tooltable::tool::{DynamicTool, TableError, ToolDescriptor};
 
 pub use client::Token;
 pub use client::{Answer, Client};
@@ -190,7 +191,7 @@ impl Remote {
     }
 
     /// Adds every tool to the server (replacing dynamic tools of the same names). A tool the table
-    /// refuses (a name one of the server's operations has, a schema that does not compile) stops
+    /// refuses (a name one of the server's tools has, a schema that does not compile) stops
     /// it there: the error names the tool, and the tools before it stay added.
     pub fn install<S: Send + Sync + 'static>(&self, server: &Server<S>) -> Result<(), TableError> {
         self.tools().into_iter().try_for_each(|tool| server.add_tool(tool))

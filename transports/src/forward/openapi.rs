@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use hyper::Method;
 use serde_json::{Map, Value, json};
-use tooltable::{Annotations, ToolDescriptor};
+use tooltable::tool::{Annotations, ToolDescriptor};
 
 use super::request::{BodyShape, RouteTemplate};
 use super::schemas::Defs;

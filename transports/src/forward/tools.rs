@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tooltable::{CallOutput, CallResult, DynamicTool, ToolFailure};
+use tooltable::Error;
+use tooltable::tool::{DynamicTool, Output};
 
 use super::client::{Answer, Client};
 use super::failure::{Reason, RemoteFailure};
@@ -37,34 +38,34 @@ async fn call(
     route: &RouteTemplate,
     args: Value,
     headers: &[(hyper::header::HeaderName, hyper::header::HeaderValue)],
-) -> CallResult {
+) -> Result<Output, Error> {
     let args = match args {
         Value::Object(args) => args,
         _ => Map::new(),
     };
     let (target, body) = route.fill(&args);
-    let answer = client.send_with(&route.method, &target, body.as_ref(), headers).await.map_err(ToolFailure::from)?;
+    let answer = client.send_with(&route.method, &target, body.as_ref(), headers).await.map_err(Error::from)?;
     outcome(&client.base.url(&target), answer)
 }
 
 /// What an answer means to the caller.
-fn outcome(url: &str, answer: Answer) -> CallResult {
+fn outcome(url: &str, answer: Answer) -> Result<Output, Error> {
     let success = (200..300).contains(&answer.status);
     if success && answer.status == 204 {
-        return Ok(CallOutput::Json(Value::Null));
+        return Ok(Output::Json(Value::Null));
     }
     let mut value: Value = serde_json::from_slice(&answer.body).map_err(|e| {
         let detail = format_args!("status {}, {} bytes ({e})", answer.status, answer.body.len());
-        ToolFailure::from(RemoteFailure::new(url, Reason::NotJson, Some(answer.status), detail))
+        Error::from(RemoteFailure::new(url, Reason::NotJson, Some(answer.status), detail))
     })?;
-    tooltable::numbers::normalize(&mut value);
+    tooltable::transport::numbers::normalize(&mut value);
     if answer.status == 401 {
         let detail = value.get("error").and_then(Value::as_str).unwrap_or("no reason given");
         return Err(RemoteFailure::new(url, Reason::Unauthorized, Some(401), detail).into());
     }
     match success {
-        true => Ok(CallOutput::Json(value)),
-        false => Err(ToolFailure { kind: tooltable::ErrorKind::from_http_status(answer.status), body: value }),
+        true => Ok(Output::Json(value)),
+        false => Err(Error { kind: tooltable::ErrorKind::from_http_status(answer.status), body: value }),
     }
 }
 
@@ -82,12 +83,12 @@ mod tests {
     #[test]
     fn answers_map_to_results_and_failures() {
         let url = "http://127.0.0.1:1/x";
-        assert_eq!(outcome(url, answer(200, r#"{"a":30.0}"#)), Ok(CallOutput::Json(json!({ "a": 30 }))));
-        assert_eq!(outcome(url, answer(204, "")), Ok(CallOutput::Json(Value::Null)));
+        assert_eq!(outcome(url, answer(200, r#"{"a":30.0}"#)), Ok(Output::Json(json!({ "a": 30 }))));
+        assert_eq!(outcome(url, answer(204, "")), Ok(Output::Json(Value::Null)));
         let violations = r#"{"error":"Schema violation","violations":[{"path":"/a"}]}"#;
         assert_eq!(
             outcome(url, answer(422, violations)),
-            Err(ToolFailure { kind: ErrorKind::InvalidInput, body: serde_json::from_str(violations).unwrap() })
+            Err(Error { kind: ErrorKind::InvalidInput, body: serde_json::from_str(violations).unwrap() })
         );
         let html = outcome(url, answer(500, "<html>oops</html>")).unwrap_err();
         assert_eq!(html.kind, ErrorKind::Internal);

@@ -15,7 +15,8 @@ use hyper::Method;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
-use tooltable::{Server, SubscriptionObserver};
+use tooltable::Server;
+use tooltable::server::SubscriptionObserver;
 
 use super::client::Client;
 use super::hook::Hook;

@@ -2,7 +2,7 @@
 //! made-up result.
 
 use serde::Serialize;
-use tooltable::{ErrorKind, ToolError};
+use tooltable::{ErrorBody, ErrorKind};
 
 use crate::client::ClientError;
 
@@ -45,7 +45,7 @@ impl std::fmt::Display for UpstreamFailure {
 
 impl std::error::Error for UpstreamFailure {}
 
-impl ToolError for UpstreamFailure {
+impl ErrorBody for UpstreamFailure {
     fn kind(&self) -> ErrorKind {
         ErrorKind::Internal
     }

@@ -5,8 +5,9 @@
 //! it has, and then finds its answer under the same key.
 
 use serde_json::{Map, Value};
+use tooltable::Cx;
+use tooltable::context::{ClientRequestError, InputRequest};
 use tooltable::transport::jsonrpc::{RpcError, code};
-use tooltable::{ClientRequestError, Cx, InputRequest};
 
 use crate::client::Input;
 

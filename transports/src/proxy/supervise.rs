@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use tooltable::WeakServer;
+use tooltable::server::WeakServer;
 
 use super::tools::Installed;
 use super::{Shared, Status};

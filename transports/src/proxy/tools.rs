@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tooltable::content::{Content, ContentBlock, ResourceContents};
+use tooltable::context::LogLevel;
+use tooltable::tool::{Annotations, DynamicTool, Output, TaskSupport, ToolDescriptor};
 use tooltable::transport::jsonrpc::{RpcError, code};
-use tooltable::{
-    Annotations, CallOutput, CallResult, Content, ContentBlock, Cx, DynamicTool, ErrorKind, LogLevel, ResourceContents,
-    Server, TaskSupport, ToolDescriptor, ToolFailure,
-};
+use tooltable::{Cx, Error, ErrorKind, Server};
 
 use super::Shared;
 use super::failure::UpstreamFailure;
@@ -127,7 +127,7 @@ async fn forward<S: Send + Sync + 'static>(
     name: &str,
     arguments: Value,
     tasks: bool,
-) -> CallResult {
+) -> Result<Output, Error> {
     let client = shared.client().map_err(|why| UpstreamFailure::unavailable(&shared.name, &shared.target, &why))?;
     let call = Call::default().timeout(shared.options.call_timeout).capabilities(capabilities(cx, tasks));
     let mut exchange = client.start("tools/call", json!({ "name": name, "arguments": arguments }), call);
@@ -175,15 +175,15 @@ fn capabilities<S: Send + Sync + 'static>(cx: &Cx<S>, tasks: bool) -> Value {
 /// A `CallToolResult` as the runtime gives results: `structuredContent` is the value (the text
 /// block is its JSON again), content blocks are kept, an error's body is its `structuredContent`
 /// or its text.
-fn outcome(result: Value) -> CallResult {
+fn outcome(result: Value) -> Result<Output, Error> {
     let structured = result.get("structuredContent").filter(|v| !v.is_null()).cloned();
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let body = structured.unwrap_or_else(|| error_body(&result));
-        return Err(ToolFailure { kind: ErrorKind::Internal, body });
+        return Err(Error { kind: ErrorKind::Internal, body });
     }
     match structured {
-        Some(value) => Ok(CallOutput::Json(value)),
-        None => Ok(CallOutput::Content(Content(blocks(&result)))),
+        Some(value) => Ok(Output::Json(value)),
+        None => Ok(Output::Content(Content(blocks(&result)))),
     }
 }
 
@@ -235,10 +235,10 @@ fn resource(r: &Value) -> Option<ResourceContents> {
 
 /// A JSON-RPC error of the upstream's: a URL elicitation it requires stays one (-32042);
 /// any other is a tool failure with the error's code, message and data.
-fn rpc_failure(e: RpcError) -> ToolFailure {
+fn rpc_failure(e: RpcError) -> Error {
     if e.code == code::URL_ELICITATION_REQUIRED {
         let elicitations = e.data.as_ref().and_then(|d| d.get("elicitations")).cloned().unwrap_or_else(|| json!([]));
-        return ToolFailure {
+        return Error {
             kind: ErrorKind::ElicitationRequired,
             body: json!({ "error": e.message, "elicitations": elicitations }),
         };
@@ -252,7 +252,7 @@ fn rpc_failure(e: RpcError) -> ToolFailure {
     if let Some(data) = e.data {
         body["data"] = data;
     }
-    ToolFailure { kind, body }
+    Error { kind, body }
 }
 
 #[cfg(test)]
@@ -284,13 +284,13 @@ mod tests {
     #[test]
     fn results_and_errors_come_back_as_the_upstream_gave_them() {
         let sum = json!({ "content": [{ "type": "text", "text": "{\n  \"sum\": 3\n}" }], "structuredContent": { "sum": 3 }, "isError": false });
-        assert_eq!(outcome(sum), Ok(CallOutput::Json(json!({ "sum": 3 }))));
+        assert_eq!(outcome(sum), Ok(Output::Json(json!({ "sum": 3 }))));
         let image = json!({ "content": [
             { "type": "image", "data": "AAAA", "mimeType": "image/png" },
             { "type": "resource", "resource": { "uri": "a://b", "mimeType": "text/plain", "text": "hi" } },
             { "type": "resource_link", "uri": "a://c", "name": "c" },
         ]});
-        let Ok(CallOutput::Content(content)) = outcome(image.clone()) else { panic!("content") };
+        let Ok(Output::Content(content)) = outcome(image.clone()) else { panic!("content") };
         let back = serde_json::to_value(&content).unwrap();
         assert_eq!(back[0], image["content"][0]);
         assert_eq!(back[1], image["content"][1]);

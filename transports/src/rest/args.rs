@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
-use tooltable::numbers;
+use tooltable::transport::numbers;
 
 use super::routes::Route;
 
@@ -111,7 +111,7 @@ pub fn assemble(
         }
         None => {
             let Value::Object(fields) = body else {
-                return Err(ArgsError("the body must be a JSON object of the operation's arguments".into()));
+                return Err(ArgsError("the body must be a JSON object of the tool's arguments".into()));
             };
             for (name, value) in fields {
                 if args.contains_key(&name) {
@@ -178,7 +178,7 @@ fn type_of(schema: &Value) -> &str {
 mod tests {
     use super::*;
     use serde_json::json;
-    use tooltable::{RestRoute, ToolDescriptor};
+    use tooltable::tool::{RestRoute, ToolDescriptor};
 
     use crate::rest::routes::{Resolution, Routes};
 

@@ -1,4 +1,4 @@
-//! REST: every operation with a `rest` route served at it, from the same table as MCP. Errors are
+//! REST: every tool with a `rest` route served at it, from the same table as MCP. Errors are
 //! JSON with the status their kind maps to (the one mapping, also shown in `/openapi.json`).
 
 pub mod args;
@@ -7,8 +7,10 @@ pub mod routes;
 
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};
+use tooltable::ErrorKind;
+use tooltable::context::Transport;
+use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
-use tooltable::{CallOutput, ErrorKind, Transport};
 
 use crate::http::HttpContext;
 use crate::http::body::{self, HttpResponse, RequestBody};
@@ -50,8 +52,8 @@ pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
     let (status, value) = match entry.call(cx.server.cx(&RequestContext::new(Transport::Rest)), Some(args)).await {
-        Ok(Ok(CallOutput::Json(value))) => (status, value),
-        Ok(Ok(CallOutput::Content(content))) => (status, serde_json::json!(content)),
+        Ok(Ok(Output::Json(value))) => (status, value),
+        Ok(Ok(Output::Content(content))) => (status, serde_json::json!(content)),
         Ok(Err(failure)) => {
             let status = StatusCode::from_u16(failure.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             (status, failure.body)

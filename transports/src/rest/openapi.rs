@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
-use tooltable::{ErrorKind, ServerInfo, ToolDescriptor};
+use tooltable::ErrorKind;
+use tooltable::server::ServerInfo;
+use tooltable::tool::ToolDescriptor;
 
 /// Builds the document. Each schema's `$defs` move to `components/schemas` (a `#/$defs/..`
 /// reference would otherwise point into the document root), renamed where two differ.
@@ -204,7 +206,8 @@ fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use tooltable::{RestRoute, ServerInfo, ToolDescriptor};
+    use tooltable::server::ServerInfo;
+    use tooltable::tool::{RestRoute, ToolDescriptor};
 
     fn tool(name: &str, path: &str) -> ToolDescriptor {
         let schema = json!({

@@ -1,8 +1,8 @@
-//! The REST routes of a table: each operation with a `rest` route, matched by method and path.
+//! The REST routes of a table: each tool with a `rest` route, matched by method and path.
 
 use std::collections::BTreeMap;
 
-use tooltable::{RestRoute, ToolDescriptor};
+use tooltable::tool::{RestRoute, ToolDescriptor};
 
 use super::args::ParamTypes;
 

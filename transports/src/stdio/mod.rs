@@ -48,7 +48,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What every message over stdio comes with: the transport, and no principal (the client is
 /// whoever started the process).
-const STDIO: RequestContext = RequestContext::new(tooltable::Transport::Stdio);
+const STDIO: RequestContext = RequestContext::new(tooltable::context::Transport::Stdio);
 
 /// Serves one session on the process's stdin and stdout until stdin ends, blocking the calling
 /// thread, which reads stdin and answers the calls that finish at once. Calls that wait run on
@@ -126,7 +126,9 @@ fn read_lines<S: Send + Sync + 'static>(
                 ));
                 // Answered with the request's id when its start names one, so no client waits on it.
                 match partial::request_id(head.strip_prefix(BOM).unwrap_or(head)) {
-                    Some(id) => output.send(Outgoing::message(jsonrpc::error(Some(&id), &e), Destination::Response(id))),
+                    Some(id) => {
+                        output.send(Outgoing::message(jsonrpc::error(Some(&id), &e), Destination::Response(id)))
+                    }
                     None => session.reject(&e),
                 }
             }

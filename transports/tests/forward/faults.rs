@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tooltable::{CallOutput, CallResult, ErrorKind, Server, ToolFailure};
+use tooltable::tool::Output;
+use tooltable::{Error, ErrorKind, Server};
 use tooltable_transports::forward::{Changes, ForwardError, Hook, Options, Outgoing, Remote};
 
 const TOKEN: &str = "s3cret-t0ken";
@@ -124,7 +125,7 @@ async fn forwarding(fake: &Fake, options: Options) -> (Server<()>, Remote) {
     (server, remote)
 }
 
-async fn call(server: &Server<()>, name: &str) -> ToolFailure {
+async fn call(server: &Server<()>, name: &str) -> Error {
     let failure = tokio::time::timeout(GUARD, server.call(name, json!({}))).await.expect("no hang").unwrap_err();
     assert!(!failure.body.to_string().contains(TOKEN), "the token leaked: {}", failure.body);
     failure
@@ -279,9 +280,9 @@ async fn a_path_value_cannot_move_the_request_to_another_path() {
 struct Marking;
 
 impl Hook for Marking {
-    fn outgoing(&self, tool: &str, mut args: Value) -> Result<Outgoing, ToolFailure> {
+    fn outgoing(&self, tool: &str, mut args: Value) -> Result<Outgoing, Error> {
         if tool == "gated" {
-            return Err(ToolFailure::new(ErrorKind::Forbidden, "not yet"));
+            return Err(Error::new(ErrorKind::Forbidden, "not yet"));
         }
         args["marked"] = json!(true);
         let header =
@@ -289,9 +290,9 @@ impl Hook for Marking {
         Ok(Outgoing { args, headers: vec![header] })
     }
 
-    fn incoming(&self, tool: &str, answer: CallResult) -> CallResult {
+    fn incoming(&self, tool: &str, answer: Result<Output, Error>) -> Result<Output, Error> {
         answer.map(|output| match output {
-            CallOutput::Json(value) => CallOutput::Json(json!({ "tool": tool, "answer": value })),
+            Output::Json(value) => Output::Json(json!({ "tool": tool, "answer": value })),
             other => other,
         })
     }

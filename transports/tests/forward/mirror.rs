@@ -1,4 +1,4 @@
-//! A server forwarding its own operations to another instance of itself (`forward::mirror`, what
+//! A server forwarding its own tools to another instance of itself (`forward::mirror`, what
 //! `mcp --url` does): the listing is unchanged, calls answer as in process, local tools stay in
 //! process and work with the remote gone, and the API key travels.
 
@@ -43,7 +43,7 @@ async fn local_tools_stay_in_process_and_forwarded_ones_fail_naming_the_url_once
     let mut server = Server::builder(())
         .info("http-test", "1.2.3")
         .local_tools(["create_thing"])
-        .operations(tooltable::table![table::create_thing, table::get_state])
+        .tools(tooltable::table![table::create_thing, table::get_state])
         .build()
         .unwrap();
     let mirror = mirror(&mut server, &url, Options::default()).unwrap();
@@ -81,6 +81,6 @@ async fn a_shared_server_is_not_mirrored() {
     let refused = mirror(&mut server, "http://127.0.0.1:9", Options::default()).unwrap_err();
     assert_eq!(
         refused.to_string(),
-        "an operation cannot be forwarded: the server is already shared; its handlers can no longer change"
+        "a tool cannot be forwarded: the server is already shared; its handlers can no longer change"
     );
 }

@@ -2,8 +2,9 @@
 //! gives what calling the tool in the server's own process gives, failures included.
 
 use serde_json::{Value, json};
+use tooltable::ErrorKind;
+use tooltable::context::Transport;
 use tooltable::transport::RequestContext;
-use tooltable::{ErrorKind, Transport};
 use tooltable_transports::forward::{Options, Remote};
 
 use crate::support::{call_in_process, forwarding, own_descriptors, serve, workspace};

@@ -1,4 +1,4 @@
-//! A test table with an operation for every error kind, served on a free loopback port.
+//! A test table with a tool for every error kind, served on a free loopback port.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
-use tooltable::{Cx, Error, ErrorKind, Server, ToolError, operation, table};
+use tooltable::{Cx, Error, ErrorBody, ErrorKind, Server, table, tool};
 use tooltable_transports::http::{HttpOptions, serve};
 
 #[derive(Deserialize, JsonSchema)]
@@ -27,14 +27,14 @@ pub struct VersionConflict {
     pub actual: String,
 }
 
-impl ToolError for VersionConflict {
+impl ErrorBody for VersionConflict {
     fn kind(&self) -> ErrorKind {
         ErrorKind::Conflict
     }
 }
 
 /// Fails with the kind asked for.
-#[operation(rest = "GET /fail/{kind}")]
+#[tool(rest = "GET /fail/{kind}")]
 pub async fn fail(args: FailArgs) -> Result<Value, Error> {
     let kind = match args.kind.as_str() {
         "invalid_input" => ErrorKind::InvalidInput,
@@ -49,7 +49,7 @@ pub async fn fail(args: FailArgs) -> Result<Value, Error> {
 }
 
 /// Fails with a structured version conflict.
-#[operation(rest = "POST /models/{id}/evolve")]
+#[tool(rest = "POST /models/{id}/evolve")]
 pub async fn evolve(args: ModelId) -> Result<Value, VersionConflict> {
     Err(VersionConflict { error: "Version conflict", expected: "1.0.0".into(), actual: format!("{}:1.1.0", args.id) })
 }
@@ -69,7 +69,7 @@ pub struct QueryArgs {
 }
 
 /// Echoes the typed arguments.
-#[operation(read_only, rest = "GET /models/{id}/state")]
+#[tool(read_only, rest = "GET /models/{id}/state")]
 pub async fn get_state(args: QueryArgs) -> Result<QueryArgs, Error> {
     Ok(args)
 }
@@ -83,7 +83,7 @@ pub struct MutateArgs {
 }
 
 /// Echoes the body field.
-#[operation(rest = "POST /models/{id}/mutations", body = "mutations")]
+#[tool(rest = "POST /models/{id}/mutations", body = "mutations")]
 pub async fn mutate(args: MutateArgs) -> Result<Value, Error> {
     Ok(json!({ "id": args.id, "mutations": args.mutations, "includeTraces": args.include_traces }))
 }
@@ -94,7 +94,7 @@ pub struct CreateArgs {
 }
 
 /// Creates a thing.
-#[operation(rest = "POST /things", status = 201)]
+#[tool(rest = "POST /things", status = 201)]
 pub async fn create_thing(args: CreateArgs) -> Result<Value, Error> {
     Ok(json!({ "created": args.name }))
 }
@@ -105,7 +105,7 @@ pub struct SleepArgs {
 }
 
 /// Sleeps, then answers; reports progress twice on the way.
-#[operation]
+#[tool]
 pub async fn slow(cx: &Cx<()>, args: SleepArgs) -> Result<Value, Error> {
     cx.progress(1.0, Some(2.0), None);
     tokio::time::sleep(Duration::from_millis(args.ms)).await;
@@ -114,7 +114,7 @@ pub async fn slow(cx: &Cx<()>, args: SleepArgs) -> Result<Value, Error> {
 }
 
 /// Closes the stream carrying it, then answers: the client resumes with Last-Event-ID.
-#[operation]
+#[tool]
 pub async fn detach(cx: &Cx<()>) -> Result<Value, Error> {
     cx.close_stream();
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -124,7 +124,7 @@ pub async fn detach(cx: &Cx<()>) -> Result<Value, Error> {
 pub fn server() -> Server<()> {
     Server::builder(())
         .info("http-test", "1.2.3")
-        .operations(table![fail, evolve, get_state, mutate, create_thing, slow, detach])
+        .tools(table![fail, evolve, get_state, mutate, create_thing, slow, detach])
         .build()
         .unwrap()
 }

@@ -7,11 +7,12 @@ use serde_json::{Map, Value};
 use super::questions::{ClientRequestError, InputRequest};
 use super::request::Era;
 use crate::api::descriptor::DynamicTool;
+use crate::api::error::Error;
 use crate::api::logging::LogLevel;
-use crate::api::operation::BoxFuture;
-use crate::api::outcome::{CallOutput, ToolFailure};
+use crate::api::output::Output;
 use crate::api::rpc::RequestId;
 use crate::api::table_error::TableError;
+use crate::api::tool::BoxFuture;
 
 /// What a call sees of its server.
 pub(crate) trait ServerSide<S>: Send + Sync {
@@ -26,7 +27,7 @@ pub(crate) trait ServerSide<S>: Send + Sync {
     /// Removes a tool added at run time.
     fn remove_tool(&self, name: &str) -> bool;
     /// Runs another tool of the server in the context `cx`.
-    fn call_tool(&self, cx: super::Cx<S>, name: &str, args: Value) -> BoxFuture<'static, Result<CallOutput, ToolFailure>>;
+    fn call_tool(&self, cx: super::Cx<S>, name: &str, args: Value) -> BoxFuture<'static, Result<Output, Error>>;
 }
 
 /// What a call sees of the request it answers, when a session carries it.
@@ -49,7 +50,10 @@ pub(crate) trait CallSide: Send + Sync {
     /// Makes the rest of the call a task when it may become one; whether it runs as one.
     fn start_task(&self) -> BoxFuture<'_, bool>;
     /// Asks the client `questions`, each under its key.
-    fn ask(&self, questions: Vec<(String, InputRequest)>) -> BoxFuture<'_, Result<Map<String, Value>, ClientRequestError>>;
+    fn ask(
+        &self,
+        questions: Vec<(String, InputRequest)>,
+    ) -> BoxFuture<'_, Result<Map<String, Value>, ClientRequestError>>;
     /// Asks one question under a key of the call's own.
     fn ask_one(&self, question: InputRequest) -> BoxFuture<'_, Result<Value, ClientRequestError>>;
 }

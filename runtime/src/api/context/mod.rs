@@ -1,5 +1,31 @@
-//! `Cx`, an operation's way to the world: the server's state, progress, logging, cancellation,
+//! `Cx`, a tool's way to the world: the server's state, progress, logging, cancellation,
 //! requests to the client, resource and tool-list changes, and who and what carried the call.
+//!
+//! ```
+//! use tooltable::context::{ClientRequestError, Era, InputRequest, Transport};
+//! use tooltable::{Cx, Error, Server, table, tool};
+//!
+//! /// Asks the user's name when it can, and says how the call came.
+//! #[tool]
+//! async fn hello(cx: &Cx<()>) -> Result<String, Error> {
+//!     let carried = (cx.transport(), cx.era(), cx.principal().map(|p| p.subject.clone()));
+//!     let schema = serde_json::json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+//!     match cx.ask(vec![("name".into(), InputRequest::elicit_form("Your name?", schema))]).await {
+//!         Ok(answers) => Ok(format!("hello {}", answers["name"]["content"]["name"])),
+//!         // In process there is no client to ask.
+//!         Err(ClientRequestError::NoSession) => Ok(format!("hello, caller of {carried:?}")),
+//!         Err(e) => Err(Error::bad_request(e.to_string())),
+//!     }
+//! }
+//!
+//! let server = Server::builder(()).tools(table![hello]).build()?;
+//! let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+//! let greeting = runtime.block_on(server.call("hello", serde_json::json!({}))).unwrap();
+//! assert_eq!(greeting, "hello, caller of (InProcess, None, None)");
+//! # let _ = Era::Handshake;
+//! # let _ = Transport::Stdio;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod call;
 mod principal;
@@ -12,11 +38,13 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::api::descriptor::DynamicTool;
-use crate::api::logging::LogLevel;
-use crate::api::outcome::{CallOutput, ToolFailure};
+use crate::api::error::Error;
+use crate::api::output::Output;
 use crate::api::rpc::RequestId;
 use crate::api::table_error::TableError;
 
+pub use crate::api::error::{UrlElicitation, UrlElicitationRequired};
+pub use crate::api::logging::LogLevel;
 pub(crate) use call::{CallSide, ServerSide};
 pub use principal::Principal;
 pub use questions::{ClientRequestError, InputRequest};
@@ -55,7 +83,11 @@ impl<S> std::ops::Deref for Cx<S> {
 }
 
 impl<S> Cx<S> {
-    pub(crate) fn new(server: Arc<dyn ServerSide<S>>, request: RequestContext, call: Option<Arc<dyn CallSide>>) -> Self {
+    pub(crate) fn new(
+        server: Arc<dyn ServerSide<S>>,
+        request: RequestContext,
+        call: Option<Arc<dyn CallSide>>,
+    ) -> Self {
         Cx { server, request, call }
     }
 
@@ -110,7 +142,7 @@ impl<S> Cx<S> {
     /// Runs another tool of this server within this call (its progress, logs and questions are
     /// this call's): its validated arguments, its handler, its outcome. An unknown tool or
     /// arguments that are no object are a bad-request failure.
-    pub async fn call_tool(&self, name: &str, args: Value) -> Result<CallOutput, ToolFailure> {
+    pub async fn call_tool(&self, name: &str, args: Value) -> Result<Output, Error> {
         self.server.call_tool(self.clone(), name, args).await
     }
 
@@ -169,7 +201,7 @@ impl<S> Cx<S> {
     /// Asks the client several questions at once and gives their answers by key. Under the
     /// 2025 revisions each is a request to the client; under 2026-07-28 the questions without an
     /// answer yet end this round of the request with `input_required`, and the client's retry
-    /// runs the operation again, this time with the answers (write the code before a question
+    /// runs the tool again, this time with the answers (write the code before a question
     /// so that running it again does no harm).
     pub async fn ask(&self, questions: Vec<(String, InputRequest)>) -> Result<Map<String, Value>, ClientRequestError> {
         match &self.call {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 /// The authenticated caller of a request: made by a transport or an authenticator from the
-/// request's credentials (over HTTP; stdio has none), read by operations and layers through
+/// request's credentials (over HTTP; stdio has none), read by tools and layers through
 /// [`Cx::principal`](crate::Cx::principal).
 ///
 /// ```

@@ -1,4 +1,4 @@
-//! The questions an operation asks the client (elicitation, sampling, its roots), and why one
+//! The questions a tool asks the client (elicitation, sampling, its roots), and why one
 //! went unanswered.
 
 use std::borrow::Cow;
@@ -38,7 +38,7 @@ impl std::fmt::Display for ClientRequestError {
 
 impl std::error::Error for ClientRequestError {}
 
-/// One question an operation asks the client: elicitation, sampling or its roots.
+/// One question a tool asks the client: elicitation, sampling or its roots.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputRequest {
     method: Cow<'static, str>,

@@ -35,8 +35,8 @@ pub enum Era {
 /// credentials name, if any.
 ///
 /// ```
-/// use tooltable::transport::RequestContext;
-/// use tooltable::{Principal, Transport};
+/// use tooltable::Principal;
+/// use tooltable::context::{RequestContext, Transport};
 ///
 /// let stdio = RequestContext::new(Transport::Stdio);
 /// assert!(stdio.principal().is_none());

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use super::{MAX_TASKS, TaskEnd, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 use crate::api::lock;
-use crate::api::operation::BoxFuture;
+use crate::api::tool::BoxFuture;
 
 /// Tasks in memory: at most `limit` at once (default [`MAX_TASKS`]).
 pub struct MemoryTaskStore {
@@ -24,6 +24,12 @@ pub struct MemoryTaskStore {
 struct Kept {
     record: TaskRecord,
     expires: Instant,
+}
+
+impl std::fmt::Debug for MemoryTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryTaskStore").field("limit", &self.limit).field("tasks", &lock(&self.tasks).len()).finish()
+    }
 }
 
 impl Default for MemoryTaskStore {

@@ -3,6 +3,20 @@
 //! The call is answered at once with the task; the client polls `tasks/get`, answers the task's
 //! questions with `tasks/update` and may stop it with `tasks/cancel`. A task's running future
 //! lives in the instance that started it (see docs/architecture.md, "Tasks").
+//!
+//! ```
+//! use std::time::Duration;
+//! use tooltable::Server;
+//! use tooltable::tasks::{MemoryTaskStore, TaskStatus, TaskStore};
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+//! let store = MemoryTaskStore::new(100);
+//! let task = runtime.block_on(store.create(Duration::from_secs(60)))?;
+//! assert_eq!(task.status, TaskStatus::Working);
+//! let server = Server::builder(()).task_store(store).task_ttl(Duration::from_secs(600)).build()?;
+//! # let _ = server;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod memory;
 mod record;
@@ -11,7 +25,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::api::operation::BoxFuture;
+use crate::api::tool::BoxFuture;
 
 pub use memory::MemoryTaskStore;
 pub use record::{TaskEnd, TaskRecord, TaskStatus};
@@ -29,6 +43,10 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// instance; a store shared by several instances (a database) lets any of them answer
 /// `tasks/get` and `tasks/update`. Every method is atomic on one task; a task that has ended
 /// (completed, failed, cancelled) never changes again.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot keep a server's tasks: it does not implement `tooltable::tasks::TaskStore`",
+    note = "use `tooltable::tasks::MemoryTaskStore`, or implement the trait's six methods for a store of your own"
+)]
 pub trait TaskStore: Send + Sync + 'static {
     /// Creates a task in status `working`, kept for `ttl`; refused when the store is full.
     fn create(&self, ttl: Duration) -> BoxFuture<'_, Result<TaskRecord, TaskStoreError>>;
@@ -59,7 +77,10 @@ pub trait TaskStore: Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskStoreError {
     /// The store holds as many tasks as it may.
-    Full { limit: usize },
+    Full {
+        /// How many it holds.
+        limit: usize,
+    },
     /// The task is not (or no longer) in the store.
     Unknown,
     /// The task has ended: it takes no more answers.

@@ -11,14 +11,20 @@ use crate::api::rpc::RpcError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
+    /// Running.
     Working,
+    /// Waiting for the client to answer its questions (`tasks/update`).
     InputRequired,
+    /// Ended with its result.
     Completed,
+    /// Ended with a protocol error.
     Failed,
+    /// Stopped by `tasks/cancel`.
     Cancelled,
 }
 
 impl TaskStatus {
+    /// Whether the task has ended, for good.
     pub fn is_terminal(self) -> bool {
         matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
     }
@@ -31,15 +37,20 @@ pub enum TaskEnd {
     Completed(Value),
     /// A protocol error: the handler panicked or the server failed.
     Failed(RpcError),
+    /// Stopped by `tasks/cancel`.
     Cancelled,
 }
 
 /// A task: its state, the questions it waits on, the answers not yet taken, and its end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRecord {
+    /// Its id: 128 random bits, so knowing it is the right to the task.
     pub id: String,
+    /// Where it is in its life.
     pub status: TaskStatus,
+    /// When it was created.
     pub created_at: SystemTime,
+    /// When its status last changed.
     pub last_updated_at: SystemTime,
     /// How long the task is kept after it was created.
     pub ttl: Duration,
@@ -47,6 +58,7 @@ pub struct TaskRecord {
     pub input_requests: Map<String, Value>,
     /// Answers the client gave that the task has not taken yet.
     pub answers: Map<String, Value>,
+    /// How it ended, once it has.
     pub end: Option<TaskEnd>,
 }
 

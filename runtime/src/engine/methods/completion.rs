@@ -101,9 +101,11 @@ pub(crate) fn complete<S: Send + Sync + 'static>(mut request: Request<'_, S>) {
         let handler = server.completion().ok_or_else(|| RpcError::method_not_found("completion/complete"))?;
         let mut values = handler(cx, asked)
             .await
-            .map_err(|f| failure_to_rpc(f, || RpcError::invalid_params("Nothing to complete")))?;
+            .map_err(|f| failure_to_rpc(f, Some(RpcError::invalid_params("Nothing to complete"))))?;
         let total = values.len();
         values.truncate(MAX_COMPLETIONS);
-        Ok(Reply::Complete(CompleteResult { completion: Completion { values, total, has_more: total > MAX_COMPLETIONS } }))
+        Ok(Reply::Complete(CompleteResult {
+            completion: Completion { values, total, has_more: total > MAX_COMPLETIONS },
+        }))
     });
 }

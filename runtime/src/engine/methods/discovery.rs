@@ -47,8 +47,8 @@ struct Extensions {
 impl ServerCapabilities {
     /// What `server` has; with `extensions`, the tasks extension when a tool declares it.
     pub(crate) fn of<S: Send + Sync + 'static>(server: &Server<S>, extensions: bool) -> Self {
-        let tasks = extensions
-            && server.table().entries().iter().any(|e| e.descriptor.task_support != TaskSupport::Forbidden);
+        let tasks =
+            extensions && server.table().entries().iter().any(|e| e.descriptor.task_support != TaskSupport::Forbidden);
         ServerCapabilities {
             tools: ListChanged { list_changed: true },
             resources: server.has_resources().then_some(ResourcesCapability { subscribe: true, list_changed: false }),

@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::context::{Cx, RequestContext};
-use crate::api::outcome::{ErrorKind, ToolFailure};
+use crate::api::error::{Error, ErrorKind};
 use crate::engine::era::RequestEra;
 use crate::engine::handshake;
 use crate::engine::jsonrpc::{RequestId, RpcError, code};
@@ -100,12 +100,14 @@ struct FailureMessage {
     error: Field<String>,
 }
 
-/// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body; a
-/// not-found failure the error `not_found` makes for what was asked.
-pub(crate) fn failure_to_rpc(f: ToolFailure, not_found: impl FnOnce() -> RpcError) -> RpcError {
-    let code = match f.kind {
-        ErrorKind::NotFound => return not_found().with_data(f.body),
-        ErrorKind::InvalidInput | ErrorKind::BadRequest => code::INVALID_PARAMS,
+/// A handler failure outside `tools/call` becomes a JSON-RPC error carrying the failure body.
+/// A not-found failure is `missing`, the error for what the request named (a resource), when
+/// the handler's not finding it means that; else (a prompt that exists and refuses an argument
+/// value) it is invalid params in the handler's own words.
+pub(crate) fn failure_to_rpc(f: Error, missing: Option<RpcError>) -> RpcError {
+    let code = match (f.kind, missing) {
+        (ErrorKind::NotFound, Some(missing)) => return missing.with_data(f.body),
+        (ErrorKind::InvalidInput | ErrorKind::BadRequest | ErrorKind::NotFound, _) => code::INVALID_PARAMS,
         _ => code::INTERNAL_ERROR,
     };
     let message = params::read_value::<FailureMessage>(&f.body).error.given();

@@ -28,7 +28,12 @@ pub(crate) struct Progress<'a> {
 impl<'a> Progress<'a> {
     /// Numbers written as JavaScript writes them (`1`, not `1.0`).
     pub(crate) fn new(token: &'a Value, progress: f64, total: Option<f64>, message: Option<&'a str>) -> Self {
-        Progress { progress_token: token, progress: numbers::number(progress), total: total.map(numbers::number), message }
+        Progress {
+            progress_token: token,
+            progress: numbers::number(progress),
+            total: total.map(numbers::number),
+            message,
+        }
     }
 }
 

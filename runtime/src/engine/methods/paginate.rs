@@ -37,7 +37,12 @@ impl<T: Serialize> Serialize for Page<T> {
 
 /// One page of `items` under `key`, starting where the request's cursor says, with `nextCursor`
 /// when more follow. A cursor this server did not issue is -32602.
-pub(crate) fn page<T>(items: Vec<T>, key: &'static str, params: Option<Value>, size: usize) -> Result<Page<T>, RpcError> {
+pub(crate) fn page<T>(
+    items: Vec<T>,
+    key: &'static str,
+    params: Option<Value>,
+    size: usize,
+) -> Result<Page<T>, RpcError> {
     let start = match params::read::<ListParams>(params).cursor {
         Field::Absent | Field::Null => 0,
         Field::Given(cursor) => {

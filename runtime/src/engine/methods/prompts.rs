@@ -60,7 +60,8 @@ async fn get_prompt<S: Send + Sync + 'static>(
     if let Some(missing) = p.prompt.arguments.iter().find(|a| a.required && !args.contains_key(&a.name)) {
         return Err(RpcError::invalid_params(format!("prompt {name} needs the argument {}", missing.name)));
     }
-    (p.get)(cx, args).await.map_err(|f| failure_to_rpc(f, || prompt_not_found(name)))
+    // The prompt exists: a value its handler does not find is a refused argument, in its words.
+    (p.get)(cx, args).await.map_err(|f| failure_to_rpc(f, None))
 }
 
 /// A prompt name that names nothing: invalid params, as the specification says (resources have

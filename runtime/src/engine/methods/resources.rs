@@ -90,7 +90,7 @@ async fn read_resource<S: Send + Sync + 'static>(
     let (read, params) = server.find_resource(uri).ok_or_else(|| resource_not_found(uri))?;
     read(cx, ResourceRequest { uri: uri.to_owned(), params })
         .await
-        .map_err(|f| failure_to_rpc(f, || resource_not_found(uri)))
+        .map_err(|f| failure_to_rpc(f, Some(resource_not_found(uri))))
 }
 
 /// Records a subscription or its end; a new subscription's observer, when the server has one, is

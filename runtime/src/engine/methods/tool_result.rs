@@ -1,4 +1,4 @@
-//! A `tools/call` result from an operation's outcome: the pretty-printed JSON as a text block,
+//! A `tools/call` result from a tool's outcome: the pretty-printed JSON as a text block,
 //! `structuredContent` when the value is an object, `isError` for tool failures, and the
 //! result-size guard.
 
@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::content::{Content, ContentBlock};
-use crate::api::outcome::{CallOutput, CallResult};
+use crate::api::error::Error;
+use crate::api::output::Output;
 use crate::engine::table::validate::{self, Violation};
 use crate::engine::wire;
 
@@ -26,7 +27,7 @@ pub(crate) struct ToolResult {
 enum Blocks {
     /// The pretty-printed JSON of the value, as one text block.
     Text([ContentBlock; 1]),
-    /// The operation's own content blocks.
+    /// The tool's own content blocks.
     Content(Content),
 }
 
@@ -35,16 +36,16 @@ enum Blocks {
 /// since a client that validates `structuredContent` against it would turn the tool's error
 /// into a protocol error.
 pub(crate) fn tool_result(
-    outcome: CallResult,
+    outcome: Result<Output, Error>,
     limit: usize,
     structured: bool,
     output: Option<&Validator>,
 ) -> ToolResult {
     let (value, is_error) = match outcome {
-        Ok(CallOutput::Content(content)) => {
+        Ok(Output::Content(content)) => {
             return ToolResult { content: Blocks::Content(content), structured_content: None, is_error: false };
         }
-        Ok(CallOutput::Json(v)) => (v, false),
+        Ok(Output::Json(v)) => (v, false),
         Err(failure) => (failure.body, true),
     };
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -103,28 +104,28 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::api::outcome::{ErrorKind, ToolFailure};
+    use crate::api::error::{Error, ErrorKind};
 
-    fn tool_result(outcome: CallResult, limit: usize, structured: bool) -> Value {
+    fn tool_result(outcome: Result<Output, Error>, limit: usize, structured: bool) -> Value {
         serde_json::to_value(super::tool_result(outcome, limit, structured, None)).unwrap()
     }
 
     #[test]
     fn objects_get_structured_content_and_scalars_do_not() {
-        let r = tool_result(Ok(CallOutput::Json(json!({ "a": 1 }))), 1000, true);
+        let r = tool_result(Ok(Output::Json(json!({ "a": 1 }))), 1000, true);
         assert_eq!(r["structuredContent"], json!({ "a": 1 }));
         assert_eq!(r["content"][0]["text"], "{\n  \"a\": 1\n}");
         assert_eq!(r["isError"], false);
-        let r = tool_result(Ok(CallOutput::Json(json!([1]))), 1000, true);
+        let r = tool_result(Ok(Output::Json(json!([1]))), 1000, true);
         assert!(r.get("structuredContent").is_none());
-        let r = tool_result(Ok(CallOutput::Json(json!({ "a": 1 }))), 1000, false);
+        let r = tool_result(Ok(Output::Json(json!({ "a": 1 }))), 1000, false);
         assert!(r.get("structuredContent").is_none());
     }
 
     #[test]
     fn failures_carry_their_parsed_body() {
         let body = json!({ "error": "Version conflict", "expected": "1.0.0", "actual": "1.1.0" });
-        let r = tool_result(Err(ToolFailure { kind: ErrorKind::Conflict, body: body.clone() }), 1000, true);
+        let r = tool_result(Err(Error { kind: ErrorKind::Conflict, body: body.clone() }), 1000, true);
         assert_eq!(r["isError"], true);
         assert_eq!(r["structuredContent"], body);
         assert_eq!(serde_json::from_str::<Value>(r["content"][0]["text"].as_str().unwrap()).unwrap(), body);
@@ -141,7 +142,7 @@ mod tests {
         });
         let output = jsonschema::validator_for(&schema).unwrap();
         let shaped = |body: Value| {
-            let failure = ToolFailure { kind: ErrorKind::Conflict, body };
+            let failure = Error { kind: ErrorKind::Conflict, body };
             serde_json::to_value(super::tool_result(Err(failure), 1000, true, Some(&output))).unwrap()
         };
         let admitted = shaped(json!({ "error": "Version conflict" }));
@@ -154,12 +155,12 @@ mod tests {
 
     #[test]
     fn the_guard_replaces_large_results() {
-        let r = tool_result(Ok(CallOutput::Json(json!({ "s": "x".repeat(100) }))), 50, true);
+        let r = tool_result(Ok(Output::Json(json!({ "s": "x".repeat(100) }))), 50, true);
         assert_eq!(r["isError"], false);
         assert_eq!(r["structuredContent"]["error"], "Result too large");
         assert_eq!(r["structuredContent"]["limitChars"], 50);
         assert_eq!(r["structuredContent"]["resultChars"], 113);
-        let failure = ToolFailure { kind: ErrorKind::Conflict, body: json!({ "error": "x".repeat(100) }) };
+        let failure = Error { kind: ErrorKind::Conflict, body: json!({ "error": "x".repeat(100) }) };
         let r = tool_result(Err(failure), 50, true);
         assert_eq!(r["isError"], true);
         assert_eq!(r["structuredContent"]["error"], "Result too large");
@@ -169,7 +170,7 @@ mod tests {
     fn a_note_the_output_schema_does_not_admit_is_text_only() {
         let schema = json!({ "type": "object", "required": ["sum"] });
         let output = jsonschema::validator_for(&schema).unwrap();
-        let large = CallOutput::Json(json!({ "sum": "x".repeat(100) }));
+        let large = Output::Json(json!({ "sum": "x".repeat(100) }));
         let r = serde_json::to_value(super::tool_result(Ok(large), 50, true, Some(&output))).unwrap();
         assert_eq!(r["isError"], false);
         assert!(r.get("structuredContent").is_none(), "{r}");

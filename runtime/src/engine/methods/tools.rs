@@ -12,8 +12,8 @@ use super::paginate;
 use super::tool_result::{self, ToolResult};
 use crate::api::context::Cx;
 use crate::api::descriptor::TaskSupport;
+use crate::api::error::ErrorKind;
 use crate::api::lock;
-use crate::api::outcome::ErrorKind;
 use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::{RpcError, code};
 use crate::engine::params::{self, Field, Object};
@@ -132,9 +132,10 @@ fn call_as_task<S: Send + Sync + 'static>(
                 scope.become_task.notify_one();
             }
             let (runner, probe) = (server.clone(), Arc::clone(&scope));
-            let mut call = Box::pin(async move {
-                Ok(wire::to_value(&call_tool(&runner, &tool, cx, Some(probe), args, true).await?))
-            });
+            let mut call =
+                Box::pin(
+                    async move { Ok(wire::to_value(&call_tool(&runner, &tool, cx, Some(probe), args, true).await?)) },
+                );
             tokio::select! {
                 biased;
                 () = scope.become_task.notified() => {
@@ -191,7 +192,7 @@ struct Elicitations {
     elicitations: Value,
 }
 
-/// The JSON-RPC error -32042 for an operation that needs URL-mode elicitations completed first.
+/// The JSON-RPC error -32042 for a tool that needs URL-mode elicitations completed first.
 fn elicitation_required(body: &Value) -> RpcError {
     let failure: ElicitationFailure = params::read_value(body);
     let message = failure.error.given().unwrap_or_else(|| "This request requires more information.".to_owned());
@@ -220,7 +221,8 @@ fn missing_capability(capability: &str) -> RpcError {
 
 /// `{"sampling": {"tools": {}}}` for `sampling.tools`: the shape of `requiredCapabilities`.
 fn capability_object(path: &str) -> Value {
-    path.rsplit('.').fold(Value::Object(Map::new()), |inner, key| Value::Object(Map::from_iter([(key.to_owned(), inner)])))
+    path.rsplit('.')
+        .fold(Value::Object(Map::new()), |inner, key| Value::Object(Map::from_iter([(key.to_owned(), inner)])))
 }
 
 impl<S: Send + Sync + 'static> SessionCore<S> {

@@ -9,8 +9,7 @@ use super::sessions::Listens;
 use super::{Server, ServerInfo, ServerInner};
 use crate::api::content::ResourceContents;
 use crate::api::context::Cx;
-use crate::api::operation::Operation;
-use crate::api::outcome::ToolFailure;
+use crate::api::error::Error;
 use crate::api::prompts::{
     CompletionHandler, CompletionRequest, Prompt, PromptArgs, PromptResult, RegisteredPrompt, completion_handler,
     prompt_handler,
@@ -20,6 +19,7 @@ use crate::api::resources::{
 };
 use crate::api::table_error::TableError;
 use crate::api::tasks::TaskStore;
+use crate::api::tool::Tool;
 use crate::engine::stateless::CacheHint;
 use crate::engine::stateless::request_state::StateKey;
 use crate::engine::table::Table;
@@ -58,12 +58,12 @@ impl Default for Config {
     }
 }
 
-/// Builds a [`Server`]: `Server::builder(state).info(name, version).operations(table![..]).build()`.
+/// Builds a [`Server`]: `Server::builder(state).info(name, version).tools(table![..]).build()`.
 pub struct ServerBuilder<S> {
     info: ServerInfo,
     instructions: Option<String>,
     state: S,
-    operations: Vec<Box<dyn Operation<S>>>,
+    tools: Vec<Box<dyn Tool<S>>>,
     resources: Vec<StaticResource<S>>,
     templates: Vec<TemplateResource<S>>,
     prompts: Vec<RegisteredPrompt<S>>,
@@ -79,7 +79,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             info: ServerInfo { name: "tooltable".into(), version: env!("CARGO_PKG_VERSION").into() },
             instructions: None,
             state,
-            operations: Vec::new(),
+            tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
@@ -88,7 +88,6 @@ impl<S: Send + Sync + 'static> Server<S> {
             tasks: Tasks::default(),
         }
     }
-
 }
 
 impl<S: Send + Sync + 'static> ServerBuilder<S> {
@@ -97,35 +96,39 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self.info = ServerInfo { name: name.into(), version: version.into() };
         self
     }
+    /// The instructions given in `initialize`: how to use the server's tools together.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
         self
     }
-    /// The operations, in the order `tools/list` shows them (`table![a, b, c]`).
-    pub fn operations(mut self, ops: Vec<Box<dyn Operation<S>>>) -> Self {
-        self.operations.extend(ops);
+    /// The tools, in the order `tools/list` shows them (`table![a, b, c]`).
+    pub fn tools(mut self, tools: Vec<Box<dyn Tool<S>>>) -> Self {
+        self.tools.extend(tools);
         self
     }
+    /// A resource at a fixed URI, read by `read`.
     pub fn resource<F, Fut>(mut self, resource: Resource, read: F) -> Self
     where
         F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<ResourceContents>, ToolFailure>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, Error>> + Send + 'static,
     {
         self.resources.push(StaticResource { resource, read: read_handler(read) });
         self
     }
+    /// The resources a URI template names, read by `read` with the template's variables.
     pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, read: F) -> Self
     where
         F: Fn(Cx<S>, ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<ResourceContents>, ToolFailure>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, Error>> + Send + 'static,
     {
         self.templates.push(TemplateResource { template, read: read_handler(read) });
         self
     }
+    /// A prompt, made by `get` from its arguments.
     pub fn prompt<F, Fut>(mut self, prompt: Prompt, get: F) -> Self
     where
         F: Fn(Cx<S>, PromptArgs) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<PromptResult, ToolFailure>> + Send + 'static,
+        Fut: Future<Output = Result<PromptResult, Error>> + Send + 'static,
     {
         self.prompts.push(RegisteredPrompt { prompt, get: prompt_handler(get) });
         self
@@ -134,15 +137,18 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     pub fn completion<F, Fut>(mut self, complete: F) -> Self
     where
         F: Fn(Cx<S>, CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<String>, ToolFailure>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<String>, Error>> + Send + 'static,
     {
         self.completion = Some(completion_handler(complete));
         self
     }
+    /// Items per page of the lists (default 100, at least 1).
     pub fn page_size(mut self, n: usize) -> Self {
         self.config.page_size = n.max(1);
         self
     }
+    /// The result-size guard: the most characters of pretty-printed JSON a tool result may have
+    /// (default 50,000); a larger one is replaced by a note saying so.
     pub fn result_limit(mut self, chars: usize) -> Self {
         self.config.result_limit = chars;
         self
@@ -190,7 +196,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// Builds the table (checking tool names and schemas) and the server.
     pub fn build(self) -> Result<Server<S>, TableError> {
         let server = Server(Arc::new(ServerInner {
-            table: Table::new(self.operations)?,
+            table: Table::new(self.tools)?,
             info: self.info,
             instructions: self.instructions,
             state: self.state,
@@ -213,7 +219,7 @@ impl<S> std::fmt::Debug for ServerBuilder<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
-            .field("operations", &self.operations.len())
+            .field("tools", &self.tools.len())
             .field("resources", &self.resources.len())
             .field("templates", &self.templates.len())
             .field("prompts", &self.prompts.len())

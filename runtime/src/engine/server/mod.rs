@@ -13,12 +13,13 @@ use serde_json::Value;
 
 use crate::api::context::{Cx, RequestContext, ServerSide};
 use crate::api::descriptor::{DynamicHandler, DynamicTool};
-use crate::api::operation::BoxFuture;
-use crate::api::outcome::{CallOutput, CallResult, ErrorKind, ToolFailure};
+use crate::api::error::{Error, ErrorKind};
+use crate::api::output::Output;
 use crate::api::prompts::{CompletionHandler, RegisteredPrompt};
 use crate::api::resources::{ReadHandler, StaticResource, TemplateResource, match_template};
 use crate::api::rpc::RpcError;
 use crate::api::table_error::TableError;
+use crate::api::tool::BoxFuture;
 use crate::engine::stateless::request_state::StateKey;
 use crate::engine::table::{Entry, Table};
 use crate::engine::tasks::Tasks;
@@ -149,34 +150,35 @@ impl<S: Send + Sync + 'static> Server<S> {
         Arc::get_mut(&mut self.0).map(|inner| inner.config.state_key = key).is_some()
     }
 
-    /// Serves the operation `name` with `handler` instead of its own function, keeping its
+    /// Serves the tool `name` of `table!` with `handler` instead of its own function, keeping its
     /// descriptor and its place in the listing (how a tool is forwarded to another process that
     /// serves it), while nothing else holds the server (right after it is built).
     pub fn replace_handler(&mut self, name: &str, handler: DynamicHandler<S>) -> Result<(), ReplaceError> {
         let inner = Arc::get_mut(&mut self.0).ok_or(ReplaceError::Shared)?;
-        if inner.table.replace_handler(name, handler) {
-            Ok(())
-        } else {
-            Err(ReplaceError::NoSuchOperation(name.to_owned()))
-        }
+        if inner.table.replace_handler(name, handler) { Ok(()) } else { Err(ReplaceError::NoSuchTool(name.to_owned())) }
     }
 
     /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
     /// faults; a schema violation is a tool failure.
-    pub async fn call_tool(&self, cx: Cx<S>, name: &str, args: Option<Value>) -> Result<CallResult, RpcError> {
+    pub async fn call_tool(
+        &self,
+        cx: Cx<S>,
+        name: &str,
+        args: Option<Value>,
+    ) -> Result<Result<Output, Error>, RpcError> {
         self.tool(name)?.call(cx, args).await
     }
 
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as
     /// their JSON), or the failure's body. A protocol fault (an unknown tool, arguments that are
     /// no object) comes back as a bad-request failure.
-    pub async fn call(&self, name: &str, args: Value) -> Result<Value, ToolFailure> {
+    pub async fn call(&self, name: &str, args: Value) -> Result<Value, Error> {
         let cx = self.cx(&RequestContext::new(crate::api::context::Transport::InProcess));
         match self.call_tool(cx, name, Some(args)).await {
-            Ok(Ok(CallOutput::Json(value))) => Ok(value),
-            Ok(Ok(CallOutput::Content(content))) => Ok(serde_json::to_value(content).unwrap_or(Value::Null)),
+            Ok(Ok(Output::Json(value))) => Ok(value),
+            Ok(Ok(Output::Content(content))) => Ok(serde_json::to_value(content).unwrap_or(Value::Null)),
             Ok(Err(failure)) => Err(failure),
-            Err(e) => Err(ToolFailure::new(ErrorKind::BadRequest, e.message)),
+            Err(e) => Err(Error::new(ErrorKind::BadRequest, e.message)),
         }
     }
 
@@ -272,15 +274,15 @@ impl<S: Send + Sync + 'static> ServerInner<S> {
 pub enum ReplaceError {
     /// The server is already shared (served, or cloned); handlers are replaced before that.
     Shared,
-    /// No operation has that name (a dynamic tool is replaced with `add_tool`).
-    NoSuchOperation(String),
+    /// No tool of the table has that name (a dynamic tool is replaced with `add_tool`).
+    NoSuchTool(String),
 }
 
 impl std::fmt::Display for ReplaceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReplaceError::Shared => f.write_str("the server is already shared; its handlers can no longer change"),
-            ReplaceError::NoSuchOperation(name) => write!(f, "no operation is named {name:?}"),
+            ReplaceError::NoSuchTool(name) => write!(f, "no tool of the table is named {name:?}"),
         }
     }
 }

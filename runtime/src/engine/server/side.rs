@@ -5,9 +5,10 @@ use serde_json::Value;
 use super::ServerInner;
 use crate::api::context::{Cx, ServerSide};
 use crate::api::descriptor::DynamicTool;
-use crate::api::operation::BoxFuture;
-use crate::api::outcome::{CallOutput, ErrorKind, ToolFailure};
+use crate::api::error::{Error, ErrorKind};
+use crate::api::output::Output;
 use crate::api::table_error::TableError;
+use crate::api::tool::BoxFuture;
 
 impl<S: Send + Sync + 'static> ServerSide<S> for ServerInner<S> {
     fn state(&self) -> &S {
@@ -30,10 +31,10 @@ impl<S: Send + Sync + 'static> ServerSide<S> for ServerInner<S> {
         ServerInner::remove_tool(self, name)
     }
 
-    fn call_tool(&self, cx: Cx<S>, name: &str, args: Value) -> BoxFuture<'static, Result<CallOutput, ToolFailure>> {
+    fn call_tool(&self, cx: Cx<S>, name: &str, args: Value) -> BoxFuture<'static, Result<Output, Error>> {
         let tool = self.tool(name);
         Box::pin(async move {
-            let failed = |e: crate::api::rpc::RpcError| ToolFailure::new(ErrorKind::BadRequest, e.message);
+            let failed = |e: crate::api::rpc::RpcError| Error::new(ErrorKind::BadRequest, e.message);
             tool.map_err(failed)?.call(cx, Some(args)).await.map_err(failed)?
         })
     }

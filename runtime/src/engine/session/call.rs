@@ -12,7 +12,7 @@ use super::{SessionCore, catch_panic};
 use crate::api::context::{CallSide, ClientRequestError, Cx, Era, InputRequest, RequestContext};
 use crate::api::lock;
 use crate::api::logging::LogLevel;
-use crate::api::operation::BoxFuture;
+use crate::api::tool::BoxFuture;
 use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::{self, RequestId, RpcError};
 use crate::engine::methods::{logging, notifications};
@@ -254,7 +254,10 @@ impl<S: Send + Sync + 'static> CallSide for CallScope<S> {
         })
     }
 
-    fn ask(&self, questions: Vec<(String, InputRequest)>) -> BoxFuture<'_, Result<Map<String, Value>, ClientRequestError>> {
+    fn ask(
+        &self,
+        questions: Vec<(String, InputRequest)>,
+    ) -> BoxFuture<'_, Result<Map<String, Value>, ClientRequestError>> {
         Box::pin(async move {
             let capabilities = self.client_capabilities();
             if let Some(q) = questions.iter().map(|(_, q)| q).find(|q| !q.declared(&capabilities)) {

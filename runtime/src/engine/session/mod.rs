@@ -235,8 +235,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         match self.undecodable_is_answered_by_the_session(e) {
             Some(id) => {
                 let structured = lock(&self.state).has_structured_output();
-                let result =
-                    tool_result::too_deep(&e.error.message, self.server.config().result_limit, structured);
+                let result = tool_result::too_deep(&e.error.message, self.server.config().result_limit, structured);
                 self.answer(id.clone(), Ok(result), &RequestEra::Handshake);
             }
             None => {

@@ -19,9 +19,9 @@ use crate::engine::session::SessionCore;
 use crate::engine::tasks;
 
 /// The most listens one session may hold open, and the most resources (and tasks) one may watch.
-pub const MAX_LISTENERS: usize = 16;
-pub const MAX_WATCHED_RESOURCES: usize = 1_000;
-pub const MAX_WATCHED_TASKS: usize = 1_000;
+pub(crate) const MAX_LISTENERS: usize = 16;
+pub(crate) const MAX_WATCHED_RESOURCES: usize = 1_000;
+pub(crate) const MAX_WATCHED_TASKS: usize = 1_000;
 
 /// What one open listen asked to hear of.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

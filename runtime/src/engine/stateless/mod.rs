@@ -19,8 +19,8 @@ use crate::engine::params::{self, Field, Object};
 use request_state::StateKey;
 use rounds::RoundInput;
 
-pub use result::{CacheHint, CacheScope};
 pub(crate) use result::StatelessResult;
+pub use result::{CacheHint, CacheScope};
 
 /// The revisions whose requests carry their own `_meta` instead of a handshake.
 pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];

@@ -1,9 +1,9 @@
-//! Multi Round-Trip Requests (revision 2026-07-28). An operation asks the client through `Cx` the
+//! Multi Round-Trip Requests (revision 2026-07-28). A tool asks the client through `Cx` the
 //! same way in every revision; under 2026-07-28 a question the request has no answer for yet
-//! stops the operation, and the request is answered `input_required` with the questions and a
-//! signed `requestState` holding every answer so far. The client's retry runs the operation
+//! stops the tool, and the request is answered `input_required` with the questions and a
+//! signed `requestState` holding every answer so far. The client's retry runs the tool
 //! again from the start, and this time each question already answered returns its answer at
-//! once, so the operation gets one step further each round (see docs/architecture.md).
+//! once, so the tool gets one step further each round (see docs/architecture.md).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ use crate::engine::jsonrpc::RpcError;
 use crate::engine::params::{self, Field};
 
 /// The most questions one round may ask, and the most answers a request may carry.
-pub const MAX_INPUTS: usize = 64;
+pub(crate) const MAX_INPUTS: usize = 64;
 
 /// What a stateless request brought of earlier rounds, read before it runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +66,7 @@ pub(crate) struct Round {
     input: RoundInput,
     asked: Mutex<Map<String, Value>>,
     next_key: AtomicUsize,
-    /// Signalled when the operation asked something it has no answer for.
+    /// Signalled when the tool asked something it has no answer for.
     pub(crate) stuck: Notify,
 }
 
@@ -87,14 +87,14 @@ impl Round {
         Round { input, asked: Mutex::new(Map::new()), next_key: AtomicUsize::new(0), stuck: Notify::new() }
     }
 
-    /// A key for a question the operation did not name: the same one in every round, as long
-    /// as the operation asks in the same order.
+    /// A key for a question the tool did not name: the same one in every round, as long
+    /// as the tool asks in the same order.
     pub(crate) fn next_key(&self) -> String {
         format!("input-{}", self.next_key.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
     /// The answers to `questions` when all have one; else each unanswered one is recorded for the
-    /// `input_required` result and `None` comes back (the operation is then stopped).
+    /// `input_required` result and `None` comes back (the tool is then stopped).
     pub(crate) fn answers(&self, questions: &[(String, InputRequest)]) -> Option<Map<String, Value>> {
         let missing: Vec<_> = questions.iter().filter(|(key, _)| !self.input.answers.contains_key(key)).collect();
         if missing.is_empty() {

@@ -1,4 +1,4 @@
-//! The tool table: the operations in declaration order, plus dynamic tools added and removed at
+//! The tool table: the tools of `table!` in declaration order, plus dynamic tools added and removed at
 //! run time. Built once; looked up by name in O(1); each input schema compiled once.
 
 pub(crate) mod validate;
@@ -11,19 +11,21 @@ use serde_json::Value;
 
 use crate::api::context::Cx;
 use crate::api::descriptor::{DynamicHandler, DynamicTool, RestRoute, ToolDescriptor};
-use crate::api::operation::{BoxFuture, Operation};
-use crate::api::outcome::CallResult;
+use crate::api::error::Error;
+use crate::api::output::Output;
 use crate::api::rpc::RpcError;
 use crate::api::schema;
 use crate::api::table_error::TableError;
+use crate::api::tool::{BoxFuture, Tool};
 
 enum Handler<S> {
-    Static(Box<dyn Operation<S>>),
+    Static(Box<dyn Tool<S>>),
     Dynamic(DynamicHandler<S>),
 }
 
 /// One tool, ready to list and call.
 pub struct Entry<S> {
+    /// What the tool is.
     pub descriptor: ToolDescriptor,
     /// The `tools/list` form, built once.
     pub(crate) listing: Value,
@@ -73,7 +75,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
 
     /// Validates the arguments and runs the tool: arguments that are no object are a protocol
     /// fault; a schema violation is a tool failure.
-    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<CallResult, RpcError> {
+    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Result<Output, Error>, RpcError> {
         let args = match args {
             None | Some(Value::Null) => Value::Object(Default::default()),
             Some(v @ Value::Object(_)) => v,
@@ -86,7 +88,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
     }
 
     /// Runs the tool on arguments that have passed validation.
-    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, CallResult> {
+    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Result<Output, Error>> {
         match &self.handler {
             Handler::Static(op) => op.call(cx, args),
             Handler::Dynamic(f) => f(cx, args),
@@ -119,6 +121,12 @@ fn check_route<S>(entries: &[Arc<Entry<S>>], entry: &Entry<S>) -> Result<(), Tab
     }
 }
 
+impl<S> std::fmt::Debug for Entry<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry").field("descriptor", &self.descriptor).finish_non_exhaustive()
+    }
+}
+
 /// The table of a server whose state is `S`.
 pub struct Table<S> {
     static_entries: Vec<Arc<Entry<S>>>,
@@ -127,12 +135,12 @@ pub struct Table<S> {
 }
 
 impl<S: Send + Sync + 'static> Table<S> {
-    /// Builds the table from operations in declaration order, checking names and schemas.
-    pub fn new(operations: Vec<Box<dyn Operation<S>>>) -> Result<Self, TableError> {
-        let mut static_entries = Vec::with_capacity(operations.len());
-        let mut index = HashMap::with_capacity(operations.len());
-        for op in operations {
-            let entry = Entry::new(ToolDescriptor::from(op.meta()), Handler::Static(op))?;
+    /// Builds the table from the tools of `table!`, in declaration order, checking names and schemas.
+    pub fn new(tools: Vec<Box<dyn Tool<S>>>) -> Result<Self, TableError> {
+        let mut static_entries = Vec::with_capacity(tools.len());
+        let mut index = HashMap::with_capacity(tools.len());
+        for tool in tools {
+            let entry = Entry::new(ToolDescriptor::from(tool.meta()), Handler::Static(tool))?;
             if index.insert(entry.descriptor.name.clone(), static_entries.len()).is_some() {
                 return Err(TableError::DuplicateName { name: entry.descriptor.name.clone() });
             }
@@ -151,7 +159,7 @@ impl<S: Send + Sync + 'static> Table<S> {
         dynamic.iter().find(|e| e.descriptor.name == name).cloned()
     }
 
-    /// Every tool: the operations in declaration order, then the dynamic tools in insertion order.
+    /// Every tool: those of `table!` in declaration order, then the dynamic tools in insertion order.
     pub fn entries(&self) -> Vec<Arc<Entry<S>>> {
         let dynamic = self.dynamic.read().unwrap_or_else(|p| p.into_inner());
         self.static_entries.iter().chain(dynamic.iter()).cloned().collect()
@@ -162,7 +170,7 @@ impl<S: Send + Sync + 'static> Table<S> {
         self.entries().iter().map(|e| e.descriptor.clone()).collect()
     }
 
-    /// Adds or replaces a dynamic tool. A name taken by an operation is refused.
+    /// Adds or replaces a dynamic tool. A name taken by a tool of `table!` is refused.
     pub(crate) fn insert(&self, tool: DynamicTool<S>) -> Result<(), TableError> {
         let entry = Arc::new(Entry::new(tool.descriptor, Handler::Dynamic(tool.handler))?);
         if self.index.contains_key(&entry.descriptor.name) {
@@ -179,8 +187,8 @@ impl<S: Send + Sync + 'static> Table<S> {
         Ok(())
     }
 
-    /// Serves the operation `name` with `handler` instead of its function, keeping its descriptor
-    /// and its place; false when there is no such operation or its entry is held elsewhere.
+    /// Serves the tool `name` of `table!` with `handler` instead of its function, keeping its descriptor
+    /// and its place; false when there is no such tool or its entry is held elsewhere.
     pub(crate) fn replace_handler(&mut self, name: &str, handler: DynamicHandler<S>) -> bool {
         let Some(&i) = self.index.get(name) else { return false };
         match Arc::get_mut(&mut self.static_entries[i]) {
@@ -198,6 +206,12 @@ impl<S: Send + Sync + 'static> Table<S> {
         let before = dynamic.len();
         dynamic.retain(|e| e.descriptor.name != name);
         dynamic.len() != before
+    }
+}
+
+impl<S> std::fmt::Debug for Table<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table").field("tools", &self.len()).finish_non_exhaustive()
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Entry;
-use crate::api::outcome::{ErrorKind, ToolFailure};
+use crate::api::error::{Error, ErrorKind};
 use crate::engine::wire;
 
 /// The most violations one failure lists; the rest are counted.
@@ -34,7 +34,7 @@ struct InvalidArguments {
 
 /// Checks `args` (an object) against the tool's schema and, unless the tool opts out, rejects
 /// argument names the schema does not know, so a misspelt optional argument never passes silently.
-pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), ToolFailure> {
+pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), Error> {
     let mut violations: Vec<Violation> = Vec::new();
     if let (Some(known), Some(given)) = (&entry.known_args, args.as_object()) {
         for name in given.keys().filter(|k| !known.contains(k)) {
@@ -72,13 +72,13 @@ pub(crate) fn arguments<S>(entry: &Entry<S>, args: &Value) -> Result<(), ToolFai
 }
 
 /// The failure for arguments that break the schema: each violation names path, keyword, message.
-pub(crate) fn invalid(violations: Vec<Violation>) -> ToolFailure {
+pub(crate) fn invalid(violations: Vec<Violation>) -> Error {
     failure(violations, None)
 }
 
-fn failure(violations: Vec<Violation>, omitted: Option<usize>) -> ToolFailure {
+fn failure(violations: Vec<Violation>, omitted: Option<usize>) -> Error {
     let body = InvalidArguments { error: "Invalid arguments", violations, omitted };
-    ToolFailure { kind: ErrorKind::InvalidInput, body: wire::to_value(&body) }
+    Error { kind: ErrorKind::InvalidInput, body: wire::to_value(&body) }
 }
 
 /// The validator's message, with three exceptions: an enum names every value it allows (the

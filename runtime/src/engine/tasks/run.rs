@@ -158,7 +158,7 @@ pub(crate) struct TaskScope {
 }
 
 impl TaskScope {
-    /// A key for a question the operation did not name, unique within the task.
+    /// A key for a question the tool did not name, unique within the task.
     pub(crate) fn next_key(&self) -> String {
         format!("input-{}", self.next_key.fetch_add(1, Ordering::Relaxed) + 1)
     }

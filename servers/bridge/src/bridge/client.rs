@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::net::TcpStream;
-use tooltable::{ErrorKind, ToolError};
+use tooltable::{ErrorBody, ErrorKind};
 
 use super::discovery::Target;
 use crate::token::Token;
@@ -62,7 +62,7 @@ impl HubError {
     }
 }
 
-impl ToolError for HubError {
+impl ErrorBody for HubError {
     fn kind(&self) -> ErrorKind {
         match self {
             HubError::Status { status: 404, .. } => ErrorKind::NotFound,

@@ -5,7 +5,7 @@ use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use tooltable::{Cx, ErrorKind, ToolError, operation};
+use tooltable::{Cx, ErrorBody, ErrorKind, tool};
 
 use super::Bridge;
 use super::client::HubError;
@@ -50,7 +50,7 @@ pub enum FlowToolError {
     },
 }
 
-impl ToolError for FlowToolError {
+impl ErrorBody for FlowToolError {
     fn kind(&self) -> ErrorKind {
         match self {
             FlowToolError::Hub(e) => e.kind(),
@@ -75,7 +75,7 @@ pub struct RunFlowArgs {
 }
 
 /// Runs a published flow by name with a state, and returns its outcome, data and path.
-#[operation(title = "Run a flow")]
+#[tool(title = "Run a flow")]
 pub async fn jevalan_run_flow(cx: &Cx<Bridge>, args: RunFlowArgs) -> Result<Value, FlowToolError> {
     let path = format!("/v1/flows/{}/run", segment(&args.name));
     Ok(cx.state().hub.post(&path, &json!({ "state": args.state })).await?)
@@ -85,7 +85,7 @@ pub async fn jevalan_run_flow(cx: &Cx<Bridge>, args: RunFlowArgs) -> Result<Valu
 pub struct NoArgs {}
 
 /// Lists loaded flows and the invalid ones, with the reason.
-#[operation(title = "List flows", read_only, idempotent, open_world = false)]
+#[tool(title = "List flows", read_only, idempotent, open_world = false)]
 pub async fn jevalan_list_flows(cx: &Cx<Bridge>, _args: NoArgs) -> Result<Value, FlowToolError> {
     let mut answer = cx.state().hub.get("/v1/flows").await?;
     if let Some(map) = answer.as_object_mut() {
@@ -103,7 +103,7 @@ pub struct ValidateArgs {
 /// Validates a flow's YAML with the hub's real parser, without publishing it. An invalid flow
 /// answers `ok: false` with the problem (and its line and column when the YAML itself is wrong):
 /// that is a verdict, not a failed call.
-#[operation(title = "Validate a flow", read_only, idempotent, open_world = false)]
+#[tool(title = "Validate a flow", read_only, idempotent, open_world = false)]
 pub async fn jevalan_validate_flow(cx: &Cx<Bridge>, args: ValidateArgs) -> Result<Value, FlowToolError> {
     Ok(cx.state().hub.post("/v1/flows/validate", &json!({ "yaml": args.yaml })).await?)
 }
@@ -122,7 +122,7 @@ pub struct TryDraftArgs {
 }
 
 /// Runs a draft once without publishing it.
-#[operation(title = "Try a draft")]
+#[tool(title = "Try a draft")]
 pub async fn jevalan_try_draft(cx: &Cx<Bridge>, args: TryDraftArgs) -> Result<Value, FlowToolError> {
     if args.transport != Transport::Replay && !cx.state().allow_live {
         let t = args.transport.name();

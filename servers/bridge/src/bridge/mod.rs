@@ -9,7 +9,8 @@ pub mod sync;
 
 use std::sync::{Mutex, MutexGuard};
 
-use tooltable::{Server, TableError, table};
+use tooltable::tool::TableError;
+use tooltable::{Server, table};
 
 use client::HubClient;
 
@@ -44,7 +45,7 @@ pub fn server(bridge: Bridge) -> Result<Server<Bridge>, TableError> {
              jevalan_run_flow, jevalan_list_flows, jevalan_validate_flow and jevalan_try_draft work with flows; \
              nothing here saves, edits or deletes a flow.",
         )
-        .operations(table![
+        .tools(table![
             flow_tools::jevalan_run_flow,
             flow_tools::jevalan_list_flows,
             flow_tools::jevalan_validate_flow,

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable::{CallOutput, DynamicTool, Server, ToolDescriptor, ToolFailure};
+use tooltable::tool::{DynamicTool, Output, ToolDescriptor};
+use tooltable::{Error, Server};
 
 use super::Bridge;
 use super::client::HubError;
@@ -132,9 +133,9 @@ fn tool(name: &str, capability: &Listed) -> DynamicTool<Bridge> {
         async move {
             let bridge = cx.state();
             match bridge.hub.post(&path, &args).await.and_then(|a| typed(&bridge.hub_label(), a)) {
-                Ok((true, answer)) => Ok(CallOutput::Json(answer)),
-                Ok((false, answer)) => Err(ToolFailure { kind: tooltable::ErrorKind::Internal, body: answer }),
-                Err(e) => Err(ToolFailure::from(e)),
+                Ok((true, answer)) => Ok(Output::Json(answer)),
+                Ok((false, answer)) => Err(Error { kind: tooltable::ErrorKind::Internal, body: answer }),
+                Err(e) => Err(Error::from(e)),
             }
         }
     })

@@ -1,10 +1,10 @@
-//! The hub's HTTP API, one operation per route (served by the REST transport): capabilities,
+//! The hub's HTTP API, one tool per route (served by the REST transport): capabilities,
 //! flows, drafts. `docs/servers/bridge.md` documents each route.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use tooltable::{Cx, Error, ErrorKind, ToolError, operation};
+use tooltable::{Cx, Error, ErrorBody, ErrorKind, tool};
 
 use super::config::Config;
 use super::flows::{self, Invalid, Transport};
@@ -14,7 +14,7 @@ pub struct NoArgs {}
 
 /// Lists the loaded capabilities with their input schemas, the revision (it changes on every
 /// reload), and the capability files that did not load.
-#[operation(read_only, idempotent, rest = "GET /v1/capabilities")]
+#[tool(read_only, idempotent, rest = "GET /v1/capabilities")]
 pub async fn list_capabilities(cx: &Cx<Config>, _args: NoArgs) -> Result<Value, Error> {
     let loaded = cx.state().current();
     Ok(json!({
@@ -35,7 +35,7 @@ pub struct CallArgs {
 
 /// Calls a capability: the answer is `{"status": "ok", "data"}`, `{"status": "abstain",
 /// "reason"}` or `{"status": "error", "error"}`.
-#[operation(rest = "POST /v1/capabilities/{id}/call", body = "arguments")]
+#[tool(rest = "POST /v1/capabilities/{id}/call", body = "arguments")]
 pub async fn call_capability(cx: &Cx<Config>, args: CallArgs) -> Result<Value, Error> {
     let loaded = cx.state().current();
     let capability = loaded
@@ -46,7 +46,7 @@ pub async fn call_capability(cx: &Cx<Config>, args: CallArgs) -> Result<Value, E
 }
 
 /// Lists the loaded flows, and the flow files that did not load with the reason.
-#[operation(read_only, idempotent, rest = "GET /v1/flows")]
+#[tool(read_only, idempotent, rest = "GET /v1/flows")]
 pub async fn list_flows(cx: &Cx<Config>, _args: NoArgs) -> Result<Value, Error> {
     let loaded = cx.state().current();
     let flows: Vec<Value> = loaded.flows.values().map(summary).collect();
@@ -66,7 +66,7 @@ pub struct ValidateArgs {
 
 /// Checks a flow's YAML with the parser the hub loads flows with, publishing nothing: `{"ok":
 /// true, "flow"}`, or `{"ok": false, "error", "line"?, "column"?}`.
-#[operation(read_only, idempotent, rest = "POST /v1/flows/validate")]
+#[tool(read_only, idempotent, rest = "POST /v1/flows/validate")]
 pub async fn validate_flow(cx: &Cx<Config>, args: ValidateArgs) -> Result<Value, Error> {
     let loaded = cx.state().current();
     Ok(match flows::parse(&args.yaml, &loaded.capabilities) {
@@ -96,7 +96,7 @@ pub struct RunArgs {
 }
 
 /// Runs a published flow on a state: `{"outcome", "data", "path"}`.
-#[operation(rest = "POST /v1/flows/{name}/run")]
+#[tool(rest = "POST /v1/flows/{name}/run")]
 pub async fn run_flow(cx: &Cx<Config>, args: RunArgs) -> Result<Value, Error> {
     let loaded = cx.state().current();
     let flow =
@@ -125,7 +125,7 @@ pub struct InvalidDraft {
     invalid: Invalid,
 }
 
-impl ToolError for InvalidDraft {
+impl ErrorBody for InvalidDraft {
     fn kind(&self) -> ErrorKind {
         ErrorKind::InvalidInput
     }
@@ -133,7 +133,7 @@ impl ToolError for InvalidDraft {
 
 /// Runs a draft once without publishing it: `{"transport", "outcome", "data", "path",
 /// "recorded"?}`.
-#[operation(rest = "POST /v1/drafts/try")]
+#[tool(rest = "POST /v1/drafts/try")]
 pub async fn try_draft(cx: &Cx<Config>, args: DraftArgs) -> Result<Value, InvalidDraft> {
     let loaded = cx.state().current();
     let flow = flows::parse(&args.yaml, &loaded.capabilities).map_err(|invalid| InvalidDraft { invalid })?;

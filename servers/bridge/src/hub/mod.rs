@@ -39,12 +39,12 @@ pub struct HubOptions {
 /// How many connections the hub serves at once by default.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 
-/// The hub as a tooltable server: its operations are its routes.
-pub fn server(config: Config) -> Result<Server<Config>, tooltable::TableError> {
+/// The hub as a tooltable server: its tools are its routes.
+pub fn server(config: Config) -> Result<Server<Config>, tooltable::tool::TableError> {
     Server::builder(config)
         .info("bridge-hub", env!("CARGO_PKG_VERSION"))
         .instructions("A reference hub: capabilities and flows loaded from a configuration folder.")
-        .operations(table![
+        .tools(table![
             api::list_capabilities,
             api::call_capability,
             api::list_flows,

@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::EntityError;
 use super::service::{self, Service};
@@ -15,7 +15,7 @@ pub struct EntityList {
 }
 
 /// Lists the visible entity names, sorted by name. An allow-list removes every unlisted entity.
-#[operation(title = "List entities", read_only, idempotent, open_world = false, rest = "GET /entities")]
+#[tool(title = "List entities", read_only, idempotent, open_world = false, rest = "GET /entities")]
 pub async fn entity_list(cx: &Cx<Service>) -> Result<EntityList, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     Ok(EntityList { entities: cx.visible(&snapshot).map(|(name, _)| name.clone()).collect() })
@@ -35,7 +35,7 @@ pub struct EntityShow {
 
 /// Shows the normalized schema and configuration of one visible entity: metadata, identifier,
 /// fields, includes, inline data, source, inheritance and write settings.
-#[operation(title = "Show entity", read_only, idempotent, open_world = false, rest = "GET /entities/{entity}")]
+#[tool(title = "Show entity", read_only, idempotent, open_world = false, rest = "GET /entities/{entity}")]
 pub async fn entity_show(cx: &Cx<Service>, args: EntityArgs) -> Result<EntityShow, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let (_, entity) = cx.entity(&snapshot, &args.entity)?;

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tooltable::{ErrorKind, ToolError};
+use tooltable::{ErrorBody, ErrorKind};
 
 use crate::repository::LoadError;
 
@@ -84,7 +84,7 @@ impl Serialize for EntityError {
     }
 }
 
-impl ToolError for EntityError {
+impl ErrorBody for EntityError {
     fn kind(&self) -> ErrorKind {
         match self {
             // MCP already tells a blocked entity from an unknown one, so REST does too.

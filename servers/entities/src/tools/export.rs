@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::EntityError;
 use super::service::{self, Service};
@@ -25,7 +25,7 @@ pub struct Export {
 
 /// Exports the record fields of the selected visible entities (every visible one when none is
 /// named) as one snapshot. A blocked or unknown requested entity fails the whole call.
-#[operation(title = "Export repository", read_only, idempotent, open_world = false, rest = "GET /export")]
+#[tool(title = "Export repository", read_only, idempotent, open_world = false, rest = "GET /export")]
 pub async fn repository_export(cx: &Cx<Service>, args: ExportArgs) -> Result<Export, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let selected: Vec<_> = match args.entities.filter(|names| !names.is_empty()) {

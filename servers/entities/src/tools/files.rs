@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::EntityError;
 use super::service::{self, Service};
@@ -31,7 +31,7 @@ pub struct FilesList {
 
 /// Lists the backing files that currently match the includes of one visible entity, or of every
 /// visible entity.
-#[operation(title = "List files", read_only, idempotent, open_world = false, rest = "GET /files")]
+#[tool(title = "List files", read_only, idempotent, open_world = false, rest = "GET /files")]
 pub async fn files_list(cx: &Cx<Service>, args: FilesArgs) -> Result<FilesList, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let selected: Vec<(&String, &Entity)> = match args.entity.filter(|name| !name.is_empty()) {

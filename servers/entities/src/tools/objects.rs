@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::entities::EntityArgs;
 use super::errors::EntityError;
@@ -56,7 +56,7 @@ pub struct ObjectList {
 
 /// Lists summaries of the records declared as one exact entity, sorted by identifier; records
 /// of descendant entities are not included.
-#[operation(title = "List objects", read_only, idempotent, open_world = false, rest = "GET /entities/{entity}/objects")]
+#[tool(title = "List objects", read_only, idempotent, open_world = false, rest = "GET /entities/{entity}/objects")]
 pub async fn object_list(cx: &Cx<Service>, args: EntityArgs) -> Result<ObjectList, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let records = cx.entity(&snapshot, &args.entity)?.1.records.as_ref().map_err(Clone::clone)?;
@@ -94,13 +94,7 @@ pub struct ObjectGet {
 
 /// Gets one record by exact entity and identifier, with all its fields. Only that entity is
 /// searched: a descendant's record cannot be fetched through its parent.
-#[operation(
-    title = "Get object",
-    read_only,
-    idempotent,
-    open_world = false,
-    rest = "GET /entities/{entity}/objects/{id}"
-)]
+#[tool(title = "Get object", read_only, idempotent, open_world = false, rest = "GET /entities/{entity}/objects/{id}")]
 pub async fn object_get(cx: &Cx<Service>, args: ObjectArgs) -> Result<ObjectGet, EntityError> {
     let snapshot = service::snapshot(cx).await?;
     let records = cx.entity(&snapshot, &args.entity)?.1.records.as_ref().map_err(Clone::clone)?;

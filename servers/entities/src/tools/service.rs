@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use tooltable::{Cx, LogLevel};
+use tooltable::Cx;
+use tooltable::context::LogLevel;
 
 use super::errors::EntityError;
 use crate::repository::{Entity, Repository, Snapshot};

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::watch;
-use tooltable::DynamicTool;
+use tooltable::tool::DynamicTool;
 use tooltable_transports::forward::{Client, ForwardError, Hook, Options};
 
 use crate::tools::registry::Models;

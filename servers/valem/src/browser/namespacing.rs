@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use http::header::{HeaderName, HeaderValue};
 use serde_json::Value;
-use tooltable::{CallOutput, CallResult, ErrorKind, ToolFailure};
+use tooltable::tool::Output;
+use tooltable::{Error, ErrorKind};
 use tooltable_transports::forward::{Hook, Outgoing};
 
 use super::Link;
@@ -26,9 +27,9 @@ const STATE: &str = "valem://state/";
 pub struct Namespacing(pub Arc<Link>);
 
 impl Hook for Namespacing {
-    fn outgoing(&self, _tool: &str, mut args: Value) -> Result<Outgoing, ToolFailure> {
+    fn outgoing(&self, _tool: &str, mut args: Value) -> Result<Outgoing, Error> {
         let Some((namespace_id, token)) = self.0.session() else {
-            return Err(ToolFailure::new(ErrorKind::Forbidden, NOT_PAIRED));
+            return Err(Error::new(ErrorKind::Forbidden, NOT_PAIRED));
         };
         let qualify = |v: &mut Value| {
             if let Some(id) = v.as_str() {
@@ -45,16 +46,16 @@ impl Hook for Namespacing {
         Ok(Outgoing { args, headers: vec![header(&token)] })
     }
 
-    fn incoming(&self, tool: &str, answer: CallResult) -> CallResult {
+    fn incoming(&self, tool: &str, answer: Result<Output, Error>) -> Result<Output, Error> {
         let Some((namespace_id, _)) = self.0.session() else { return answer };
         let prefix = namespace::prefix(&namespace_id);
         match answer {
-            Ok(CallOutput::Json(value)) => {
+            Ok(Output::Json(value)) => {
                 let value = if tool == "list_models" { own_models(value, &prefix) } else { value };
-                Ok(CallOutput::Json(namespace::strip(value, &prefix)))
+                Ok(Output::Json(namespace::strip(value, &prefix)))
             }
             Ok(content) => Ok(content),
-            Err(failure) => Err(ToolFailure { kind: failure.kind, body: namespace::strip(failure.body, &prefix) }),
+            Err(failure) => Err(Error { kind: failure.kind, body: namespace::strip(failure.body, &prefix) }),
         }
     }
 
@@ -154,12 +155,12 @@ mod tests {
         let hook = paired();
         let p = namespace::prefix(NS);
         let listed =
-            hook.incoming("list_models", Ok(CallOutput::Json(json!([format!("{p}a"), "stranger", format!("{p}b")]))));
-        assert_eq!(listed, Ok(CallOutput::Json(json!(["a", "b"]))));
+            hook.incoming("list_models", Ok(Output::Json(json!([format!("{p}a"), "stranger", format!("{p}b")]))));
+        assert_eq!(listed, Ok(Output::Json(json!(["a", "b"]))));
         let paged = json!({ "models": [format!("{p}a"), "zz"], "nextCursor": format!("{p}a") });
-        let paged = hook.incoming("list_models", Ok(CallOutput::Json(paged)));
-        assert_eq!(paged, Ok(CallOutput::Json(json!({ "models": ["a"], "nextCursor": "a" }))));
-        let failure = ToolFailure::new(ErrorKind::NotFound, format!("Model not found: {p}x"));
+        let paged = hook.incoming("list_models", Ok(Output::Json(paged)));
+        assert_eq!(paged, Ok(Output::Json(json!({ "models": ["a"], "nextCursor": "a" }))));
+        let failure = Error::new(ErrorKind::NotFound, format!("Model not found: {p}x"));
         assert_eq!(
             hook.incoming("get_state", Err(failure)).unwrap_err().body,
             json!({ "error": "Model not found: x" })

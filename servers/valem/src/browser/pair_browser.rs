@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tooltable::{Annotations, CallOutput, CallResult, Cx, DynamicTool, ErrorKind, ToolDescriptor, ToolFailure};
+use tooltable::tool::{Annotations, DynamicTool, Output, ToolDescriptor};
+use tooltable::{Cx, Error, ErrorKind};
 
 use super::Link;
 use super::pairing::{self, Pending, Polled};
@@ -43,13 +44,13 @@ fn descriptor() -> ToolDescriptor {
     descriptor
 }
 
-async fn pair(cx: &Cx<Models>, link: &Link) -> CallResult {
+async fn pair(cx: &Cx<Models>, link: &Link) -> Result<Output, Error> {
     if let Some((namespace_id, _)) = link.session() {
         return answer(json!({ "status": "already_paired", "namespaceId": namespace_id }));
     }
     let mut pending = match link.pending_or_mint().await {
         Ok(pending) => pending,
-        Err(message) => return Err(ToolFailure::new(ErrorKind::Internal, message)),
+        Err(message) => return Err(Error::new(ErrorKind::Internal, message)),
     };
     let started = Instant::now();
     let total = link.wait.min(pending.expires_at.saturating_duration_since(started));
@@ -61,7 +62,7 @@ async fn pair(cx: &Cx<Models>, link: &Link) -> CallResult {
             // A resumed pairing may have been polled just now: its interval is left first.
             if !sleep_until((last + pending.interval).min(deadline), cx, &mut elicitation).await {
                 // The session sends no response to a cancelled request; the pairing is kept.
-                return Err(ToolFailure::new(ErrorKind::Internal, "cancelled"));
+                return Err(Error::new(ErrorKind::Internal, "cancelled"));
             }
             if Instant::now() >= deadline {
                 return answer(still_pending(&pending));
@@ -82,12 +83,12 @@ async fn pair(cx: &Cx<Models>, link: &Link) -> CallResult {
             Ok(Polled::Ended(error)) => {
                 link.forget_pending();
                 let message = format!("Pairing failed ({error}) — call pair_browser again for a fresh link.");
-                return Err(ToolFailure::new(ErrorKind::Conflict, message));
+                return Err(Error::new(ErrorKind::Conflict, message));
             }
             Err(failure) => {
                 link.keep_pending(&pending);
                 let message = format!("The pairing could not be polled: {} — call pair_browser again.", failure.error);
-                return Err(ToolFailure::new(ErrorKind::Internal, message));
+                return Err(Error::new(ErrorKind::Internal, message));
             }
         }
         if !elicited && takes_url_elicitation(cx) {
@@ -155,8 +156,8 @@ fn still_pending(pending: &Pending) -> Value {
     })
 }
 
-fn answer(value: Value) -> CallResult {
-    Ok(CallOutput::Json(value))
+fn answer(value: Value) -> Result<Output, Error> {
+    Ok(Output::Json(value))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
-use tooltable::{Server, ToolFailure};
+use tooltable::{Error, Server};
 
 use super::reply::{self, Response};
 use super::{Access, Sandbox, csrf};
@@ -37,7 +37,7 @@ pub async fn list(sandbox: &Sandbox, headers: &HeaderMap) -> Response {
             let models: Vec<&str> = ids.iter().filter_map(|id| id.strip_prefix(&prefix)).collect();
             reply::json(StatusCode::OK, &json!({ "namespaceId": access.namespace_id, "models": models }))
         }
-        Err(e) => failed(ToolFailure::from(e), &prefix),
+        Err(e) => failed(Error::from(e), &prefix),
     }
 }
 
@@ -151,7 +151,7 @@ async fn flagged(server: &Server<Models>, id: &str) -> Option<Vec<Value>> {
 }
 
 /// A tool failure as the page reads it: its body, with the status its kind maps to.
-fn failed(failure: ToolFailure, prefix: &str) -> Response {
+fn failed(failure: Error, prefix: &str) -> Response {
     let status = StatusCode::from_u16(failure.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     reply::json(status, &namespace::strip(failure.body, prefix))
 }

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::models::ModelId;
@@ -48,7 +48,7 @@ fn instant(name: &str, text: &Option<String>) -> Result<Option<DateTime<Utc>>, M
 /// The audit trail of a model, newest first: one record per committed write (mutations,
 /// derived addresses, traces, flagged constraint and dispatched effect ids, source, sequence,
 /// hashes). Filter by `pathPrefix` and the `from`/`to` window.
-#[operation(title = "Get audit", read_only, idempotent, rest = "GET /models/{id}/audit", open_world = false)]
+#[tool(title = "Get audit", read_only, idempotent, rest = "GET /models/{id}/audit", open_world = false)]
 pub async fn get_audit(cx: &Cx<Models>, args: AuditArgs) -> Result<Vec<Value>, ModelError> {
     let (from, to) = (instant("from", &args.from)?, instant("to", &args.to)?);
     let limit = match args.limit {
@@ -77,7 +77,7 @@ fn touches(record: &Value, prefix: &str) -> bool {
 
 /// Walks the model's audit trail in order and checks its hash chain: the first altered,
 /// reordered or deleted record is named by its sequence.
-#[operation(title = "Verify audit", read_only, idempotent, rest = "GET /models/{id}/audit/verify", open_world = false)]
+#[tool(title = "Verify audit", read_only, idempotent, rest = "GET /models/{id}/audit/verify", open_world = false)]
 pub async fn verify_audit(cx: &Cx<Models>, args: ModelId) -> Result<Verification, ModelError> {
     cx.verify_audit(&args.id).await
 }

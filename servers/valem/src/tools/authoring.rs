@@ -6,7 +6,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::Models;
@@ -33,7 +33,7 @@ pub struct Validation {
 /// Validates a spec without creating it: shape, addresses, duplicates, expressions that do not
 /// compile, undefined functions, dependency cycles (location `graph`), the schema; failing
 /// embedded tests are warnings. Draft, validate, fix, repeat.
-#[operation(
+#[tool(
     title = "Validate spec",
     read_only,
     idempotent,
@@ -82,7 +82,7 @@ pub struct TestSpecArgs {
 
 /// Runs a spec's embedded tests (or the given cases), each in a fresh throwaway runtime:
 /// create, mutate `given`, compare `expect` (null matches null or missing; numbers as doubles).
-#[operation(title = "Test spec", read_only, idempotent, rest = "POST /authoring/test", open_world = false)]
+#[tool(title = "Test spec", read_only, idempotent, rest = "POST /authoring/test", open_world = false)]
 pub async fn test_spec(cx: &Cx<Models>, args: TestSpecArgs) -> Result<TestReport, ModelError> {
     super::shallow(std::iter::once(&args.spec).chain(args.tests.iter().flatten()))?;
     let spec = args.spec;
@@ -111,7 +111,7 @@ pub struct DryRunArgs {
 
 /// Creates the spec in an isolated runtime, applies the optional mutations, and returns the
 /// merged state: the whole reactive cascade, previewed without registering anything.
-#[operation(title = "Dry run", read_only, idempotent, rest = "POST /authoring/dry-run", open_world = false)]
+#[tool(title = "Dry run", read_only, idempotent, rest = "POST /authoring/dry-run", open_world = false)]
 pub async fn dry_run(cx: &Cx<Models>, args: DryRunArgs) -> Result<Value, ModelError> {
     super::shallow(std::iter::once(&args.spec).chain(args.mutations.iter().flat_map(|m| m.values())))?;
     Models::evaluate(cx, move |budget| {

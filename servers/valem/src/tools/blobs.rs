@@ -5,7 +5,7 @@ use base64::engine::general_purpose::STANDARD;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::Models;
@@ -39,7 +39,7 @@ pub struct BlobRef {
 /// Stores binary content under the sha256 of its bytes (the same bytes, the same id) and returns
 /// the reference object to write into a binary field. Small binaries only: a large one outgrows
 /// the result-size guard when read back.
-#[operation(
+#[tool(
     title = "Upload blob",
     idempotent,
     rest = "POST /models/blobs",
@@ -83,7 +83,7 @@ pub struct Download {
 }
 
 /// A stored blob's content, base64. With `modelId`, only a blob that model references.
-#[operation(
+#[tool(
     title = "Download blob",
     read_only,
     idempotent,

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tooltable::{ErrorKind, ToolError};
+use tooltable::{ErrorBody, ErrorKind};
 
 use crate::engine::budget::Stopped;
 use crate::engine::cycle::CycleError;
@@ -168,7 +168,7 @@ impl JsonSchema for ModelError {
     }
 }
 
-impl ToolError for ModelError {
+impl ErrorBody for ModelError {
     fn kind(&self) -> ErrorKind {
         match self {
             ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::Models;
@@ -88,7 +88,7 @@ fn failed(kind: &str, message: impl Into<String>) -> EvalAnswer {
 
 /// Evaluates one JSONata expression against a sample input, as model expressions are
 /// evaluated: the value, or the exact compile or evaluation error (an answer, not a tool error).
-#[operation(title = "Evaluate expression", read_only, idempotent, rest = "POST /authoring/eval", open_world = false)]
+#[tool(title = "Evaluate expression", read_only, idempotent, rest = "POST /authoring/eval", open_world = false)]
 pub async fn eval_expression(cx: &Cx<Models>, args: EvalArgs) -> Result<EvalAnswer, ModelError> {
     // Checked here, not on the pool: its threads have small stacks, and a deep value's drop recurses.
     let given = [&args.input, &args.data, &args.constants].into_iter().flatten();

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::{Models, Outcome};
@@ -26,7 +26,7 @@ pub struct Evolved {
 /// the evolved spec validated in full, `backfill` written into absent or null fields, every
 /// derivation recomputed. With `expectedVersion`, a stale version is a `Version conflict`; a
 /// schema that would refuse held values lists them as `incompatibilities`. Snapshot first.
-#[operation(
+#[tool(
     title = "Evolve spec",
     destructive,
     // The inputSchema embeds the whole SpecEvolution schema, built once when the table is.

@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Error, operation};
+use tooltable::{Error, tool};
 
 /// The fixed menu of topics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -110,13 +110,7 @@ pub struct Guidance {
 /// Vetted instructions for recurring modelling shapes (amortization schedules, progressive
 /// charges, classification, date math, percentages, ...). Read the model's description, pick
 /// the matching topics, and follow the guidance before authoring the spec.
-#[operation(
-    title = "Get domain guidance",
-    read_only,
-    idempotent,
-    rest = "POST /authoring/guidance",
-    open_world = false
-)]
+#[tool(title = "Get domain guidance", read_only, idempotent, rest = "POST /authoring/guidance", open_world = false)]
 pub async fn get_domain_guidance(args: GuidanceArgs) -> Result<Guidance, Error> {
     let guidance: Vec<String> = args.topics.iter().map(|t| format!("## {}\n\n{}", t.title(), t.guidance())).collect();
     Ok(Guidance { topics: args.topics, guidance: guidance.join("\n\n") })

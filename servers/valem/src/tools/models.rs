@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::Models;
@@ -27,7 +27,7 @@ pub struct ListArgs {
 
 /// The ids of every model, alphabetical. When more models exist than one answer carries
 /// (1000 ids), the answer is `{models, nextCursor}`: pass `cursor` to read on.
-#[operation(title = "List models", read_only, idempotent, rest = "GET /models", open_world = false)]
+#[tool(title = "List models", read_only, idempotent, rest = "GET /models", open_world = false)]
 pub async fn list_models(cx: &Cx<Models>, args: ListArgs) -> Result<Value, ModelError> {
     let limit = args.limit.unwrap_or(LIST_PAGE).clamp(1, LIST_PAGE);
     let (mut ids, mut more) = cx.ids(args.cursor.as_deref(), limit).await?;
@@ -54,7 +54,7 @@ pub struct CreateModelArgs {
 /// defaults and `defaultValues`, computes every eager derivation. When the id is taken, `-2`,
 /// `-3`, ... is appended: read the returned id.
 // The inputSchema embeds the whole ModelSpec schema, built once when the table is.
-#[operation(
+#[tool(
     title = "Create model",
     rest = "POST /models",
     body = "spec",
@@ -74,7 +74,7 @@ pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<Mode
 /// there.
 // `create_model` as browser mode lists it (`mcp --url URL --browser`): only the description
 // differs.
-#[operation(
+#[tool(
     name = "create_model",
     title = "Create model",
     rest = "POST /models",
@@ -113,13 +113,13 @@ pub struct ModelId {
 }
 
 /// A model's id, version and how many derivations, meta derivations, constraints and effects it has.
-#[operation(title = "Get model info", read_only, idempotent, rest = "GET /models/{id}", open_world = false)]
+#[tool(title = "Get model info", read_only, idempotent, rest = "GET /models/{id}", open_world = false)]
 pub async fn get_model_info(cx: &Cx<Models>, args: ModelId) -> Result<ModelInfo, ModelError> {
     cx.read(&args.id, |m| Ok(m.info(&args.id))).await
 }
 
 /// The model's ModelSpec, exactly as it was given.
-#[operation(title = "Get spec", read_only, idempotent, rest = "GET /models/{id}/spec", open_world = false)]
+#[tool(title = "Get spec", read_only, idempotent, rest = "GET /models/{id}/spec", open_world = false)]
 pub async fn get_spec(cx: &Cx<Models>, args: ModelId) -> Result<Value, ModelError> {
     cx.read(&args.id, |m| Ok(m.compiled.spec.raw.clone())).await
 }
@@ -131,7 +131,7 @@ pub struct Deleted {
 }
 
 /// Deletes a model, its history and its audit trail.
-#[operation(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
+#[tool(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
     cx.remove(&args.id).await?;
     cx.tell(&args.id);

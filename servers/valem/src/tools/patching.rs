@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::Models;
@@ -53,7 +53,7 @@ fn operations(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// Applies a JSON Patch to the merged state (insert, remove, move and reorder array elements;
 /// a failing `test` changes nothing), then commits the difference as one reactive cycle, as
 /// `mutate` does: derived and read-only fields cannot be written, every value is schema-checked.
-#[operation(
+#[tool(
     title = "Patch model",
     rest = "POST /models/{id}/mutations/patch",
     body = "patch",

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::addresses;
 use super::errors::ModelError;
@@ -33,7 +33,7 @@ pub struct GetStateArgs {
 
 /// The model's merged state (written values and derived values). Narrow it with `paths` and
 /// `depth` on large models; `at` reads an earlier state from the history.
-#[operation(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state", open_world = false)]
+#[tool(title = "Get state", read_only, idempotent, rest = "GET /models/{id}/state", open_world = false)]
 pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<Value, ModelError> {
     let paths =
         args.paths.as_deref().unwrap_or_default().iter().map(|p| addresses::parse(p)).collect::<Result<Vec<_>, _>>()?;
@@ -69,7 +69,7 @@ pub struct FieldArgs {
 }
 
 /// The value at one address of the merged state; null when nothing is there.
-#[operation(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}", open_world = false)]
+#[tool(title = "Get field", read_only, idempotent, rest = "GET /models/{id}/state/{path}", open_world = false)]
 pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = addresses::parse(&args.path)?;
     let doc = Models::compute(cx, &args.id, |m, budget| Ok(m.merged(budget))).await?;
@@ -79,7 +79,7 @@ pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelE
 /// A field's schema with the live meta values laid over it (current minimum, maximum,
 /// readOnly, `"required": true`, relevant as x-valem-relevant, ...): what a write there must
 /// satisfy now.
-#[operation(
+#[tool(
     title = "Get effective schema",
     read_only,
     idempotent,
@@ -105,7 +105,7 @@ pub struct ExplainArgs {
 
 /// How values at and under an address were computed: the derivation, meta and constraint
 /// traces of recent cycles (expression, inputs, result, error), oldest first.
-#[operation(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}", open_world = false)]
+#[tool(title = "Explain", read_only, idempotent, rest = "GET /models/{id}/explain/{path}", open_world = false)]
 pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, ModelError> {
     if !args.path.starts_with(CONSTRAINT_TARGET) {
         addresses::parse(&args.path)?;
@@ -120,7 +120,7 @@ pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, M
 
 /// The ISO-8601 timestamps of the kept history entries (at most 50, creation first), in
 /// commit order: each is a valid `at` for `get_state`.
-#[operation(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history", open_world = false)]
+#[tool(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history", open_world = false)]
 pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<String>, ModelError> {
     cx.read(&args.id, |m| Ok(m.history.iter().map(|h| h.timestamp.clone()).collect())).await
 }

@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::models::ModelId;
@@ -12,7 +12,7 @@ use crate::engine::snapshot::Snapshot;
 /// A point-in-time copy of the model's state: the written document (`baseDoc`), each derived
 /// value (`derivedCache`) and each meta value (`metaCache`, keys `$.path#snake_property`). Hand
 /// it back to `restore` unchanged.
-#[operation(title = "Snapshot", read_only, idempotent, rest = "POST /models/{id}/snapshot", open_world = false)]
+#[tool(title = "Snapshot", read_only, idempotent, rest = "POST /models/{id}/snapshot", open_world = false)]
 pub async fn snapshot(cx: &Cx<Models>, args: ModelId) -> Result<Snapshot, ModelError> {
     cx.read(&args.id, |m| Ok(m.snapshot(&args.id))).await
 }
@@ -32,7 +32,7 @@ pub struct Restored {
 /// Rolls the model's state back to a snapshot: every written value is checked against the
 /// current schema (a violation changes nothing), then the state is replaced as the snapshot
 /// holds it; history and traces start empty. Nothing is recomputed and no audit record is written.
-#[operation(
+#[tool(
     title = "Restore",
     idempotent,
     rest = "POST /models/{id}/restore",

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
 use super::registry::Models;
@@ -24,7 +24,7 @@ pub struct ViewArgs {
 /// A view of the model, evaluated: `{modelId, viewId, title, layout, components}`, each component
 /// with its bound `value`, `visible`/`enabled` (shown when false) and `readOnly`/`required` (shown
 /// when true) from its own fields or the live meta values of its `bind`, and its text evaluated.
-#[operation(title = "Get view", read_only, idempotent, rest = "GET /models/{id}/view", open_world = false)]
+#[tool(title = "Get view", read_only, idempotent, rest = "GET /models/{id}/view", open_world = false)]
 pub async fn get_view(cx: &Cx<Models>, args: ViewArgs) -> Result<Value, ModelError> {
     let id = args.id.clone();
     let (view, doc, meta, compiled) = Models::compute(cx, &args.id, move |m, budget| {

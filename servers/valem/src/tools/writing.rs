@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tooltable::{Cx, operation};
+use tooltable::{Cx, tool};
 
 use super::addresses;
 use super::errors::ModelError;
@@ -46,7 +46,7 @@ pub struct MutationResult {
 /// Writes values at canonical addresses and runs the reactive cycle: dependent derivations
 /// recompute, meta values and constraints re-evaluate, effects are emitted. A schema violation
 /// or a rollback constraint leaves the model unchanged.
-#[operation(
+#[tool(
     title = "Mutate",
     rest = "POST /models/{id}/mutations",
     body = "mutations",

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
-use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
+use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 
 use super::HttpContext;
 use super::body::{self, HttpResponse, RequestBody};
@@ -26,7 +26,7 @@ pub const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 /// What each message POSTed to `/mcp` comes with.
-const HTTP: RequestContext = RequestContext::new(tooltable::Transport::Http);
+const HTTP: RequestContext = RequestContext::new(tooltable::context::Transport::Http);
 
 /// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
 pub async fn handle<S: Send + Sync + 'static>(

@@ -52,7 +52,8 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     let owner = StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>);
     let answered = Answered { status: error_status, owner: Some(owner) };
     let message = Message::Request { id: id.clone(), method, params };
-    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || http.session.handle(message, &super::HTTP)).await
+    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || http.session.handle(message, &super::HTTP))
+        .await
 }
 
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the

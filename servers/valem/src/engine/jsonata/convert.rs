@@ -50,7 +50,7 @@ fn to_json(v: &JValue, depth: usize) -> Result<Value, String> {
     }
     Ok(match v {
         JValue::Bool(b) => Value::Bool(*b),
-        JValue::Number(n) => tooltable::numbers::number(*n),
+        JValue::Number(n) => tooltable::transport::numbers::number(*n),
         JValue::String(s) => Value::String(s.to_string()),
         JValue::Array(items) => Value::Array(
             items

@@ -1,10 +1,11 @@
-//! What `#[operation]` generates, seen through the runtime's `Operation` trait.
+//! What `#[tool]` generates, seen through the runtime's `Tool` trait.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooltable::{Annotations, CallOutput, Cx, ErrorKind, Operation, Server};
-use tooltable_macros::operation;
+use tooltable::tool::{Annotations, Output, Tool};
+use tooltable::{Cx, ErrorKind, Server};
+use tooltable_macros::tool;
 
 pub struct Models {
     pub prefix: &'static str,
@@ -26,7 +27,7 @@ pub struct State {
 /// Read a model's merged state, optionally projected.
 ///
 /// Second paragraph.
-#[operation(rest = "GET /models/{id}/state", read_only, idempotent, title = "Get state")]
+#[tool(rest = "GET /models/{id}/state", read_only, idempotent, title = "Get state")]
 pub async fn get_state(cx: &Cx<Models>, args: GetStateArgs) -> Result<State, tooltable::Error> {
     if args.id == "missing" {
         return Err(tooltable::Error::not_found(format!("no model {}", args.id)));
@@ -43,7 +44,7 @@ pub struct CreateArgs {
 #[doc = "Create a model."]
 #[doc = ""]
 #[doc = "  Indented by two: one space is kept."]
-#[operation(
+#[tool(
     name = "models.create",
     rest = "POST /kinds/{kind}/models",
     body = "model",
@@ -58,28 +59,28 @@ async fn r#create(args: CreateArgs) -> Result<Value, tooltable::Error> {
 
 /** Count the models.
 Block comments count too. */
-#[operation(read_only = true)]
+#[tool(read_only = true)]
 async fn count(cx: Cx<Models>) -> Result<u32, tooltable::Error> {
     Ok(cx.prefix.len() as u32)
 }
 
 fn server() -> Server<Models> {
     Server::builder(Models { prefix: "m-" })
-        .operations(tooltable::table![get_state, create, count])
+        .tools(tooltable::table![get_state, create, count])
         .build()
-        .expect("the runtime's table accepts every generated operation")
+        .expect("the runtime's table accepts every generated tool")
 }
 
 #[test]
-fn meta_of_a_read_operation() {
-    let meta = Operation::<Models>::meta(&get_state);
+fn meta_of_a_read_tool() {
+    let meta = Tool::<Models>::meta(&get_state);
     assert_eq!(meta.name, "get_state");
     assert_eq!(meta.title, Some("Get state"));
     assert_eq!(meta.description, "Read a model's merged state, optionally projected.\n\nSecond paragraph.");
     assert_eq!(
         meta.annotations,
         Annotations { read_only: Some(true), destructive: None, idempotent: Some(true), open_world: None },
-        "only what the operation states"
+        "only what the tool states"
     );
     let rest = meta.rest.expect("a route");
     assert_eq!((rest.method, rest.path, rest.body, rest.status), ("GET", "/models/{id}/state", None, 200));
@@ -93,8 +94,8 @@ fn meta_of_a_read_operation() {
 }
 
 #[test]
-fn meta_of_a_write_operation() {
-    let meta = Operation::<Models>::meta(&create);
+fn meta_of_a_write_tool() {
+    let meta = Tool::<Models>::meta(&create);
     assert_eq!(meta.name, "models.create");
     assert_eq!(meta.title, None);
     assert_eq!(meta.description, "Create a model.\n\n Indented by two: one space is kept.");
@@ -110,7 +111,7 @@ fn meta_of_a_write_operation() {
 
 #[test]
 fn meta_without_arguments() {
-    let meta = Operation::<Models>::meta(&count);
+    let meta = Tool::<Models>::meta(&count);
     assert_eq!(meta.name, "count");
     assert_eq!(meta.description, "Count the models.\nBlock comments count too.");
     assert_eq!(meta.annotations.read_only, Some(true));
@@ -122,10 +123,10 @@ fn meta_without_arguments() {
 #[tokio::test]
 async fn call_parses_arguments_and_returns_the_result() {
     let server = server();
-    let cx = server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess));
+    let cx = server.cx(&tooltable::transport::RequestContext::new(tooltable::context::Transport::InProcess));
 
     let ok = get_state.call(cx.clone(), json!({ "id": "a", "fields": ["x", "y"] })).await;
-    assert_eq!(ok, Ok(CallOutput::Json(json!({ "id": "m-a", "fields": 2 }))));
+    assert_eq!(ok, Ok(Output::Json(json!({ "id": "m-a", "fields": 2 }))));
 
     let not_found = get_state.call(cx.clone(), json!({ "id": "missing" })).await.unwrap_err();
     assert_eq!(not_found.kind, ErrorKind::NotFound);
@@ -134,18 +135,18 @@ async fn call_parses_arguments_and_returns_the_result() {
     let invalid = get_state.call(cx.clone(), json!({ "id": 7 })).await.unwrap_err();
     assert_eq!(invalid.kind, ErrorKind::InvalidInput);
 
-    let created = Operation::<Models>::call(&create, cx.clone(), json!({ "kind": "k", "model": [1] })).await;
-    assert_eq!(created, Ok(CallOutput::Json(json!({ "kind": "k", "model": [1] }))));
+    let created = Tool::<Models>::call(&create, cx.clone(), json!({ "kind": "k", "model": [1] })).await;
+    assert_eq!(created, Ok(Output::Json(json!({ "kind": "k", "model": [1] }))));
 
-    assert_eq!(count.call(cx.clone(), json!({})).await, Ok(CallOutput::Json(json!(2))));
+    assert_eq!(count.call(cx.clone(), json!({})).await, Ok(Output::Json(json!(2))));
     let extra = count.call(cx, json!({ "unexpected": 1 })).await.unwrap_err();
-    assert_eq!(extra.kind, ErrorKind::InvalidInput, "an operation without arguments takes none");
+    assert_eq!(extra.kind, ErrorKind::InvalidInput, "a tool without arguments takes none");
 }
 
 #[tokio::test]
 async fn run_is_the_function_as_written() {
     let server = server();
-    let cx = server.cx(&tooltable::transport::RequestContext::new(tooltable::Transport::InProcess));
+    let cx = server.cx(&tooltable::transport::RequestContext::new(tooltable::context::Transport::InProcess));
     let state = get_state::run(&cx, GetStateArgs { id: "b".into(), fields: None }).await.unwrap();
     assert_eq!((state.id.as_str(), state.fields), ("m-b", 0));
 }

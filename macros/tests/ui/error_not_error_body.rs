@@ -1,4 +1,4 @@
-use tooltable_macros::operation;
+use tooltable_macros::tool;
 
 #[derive(serde::Serialize)]
 pub struct NotFound {
@@ -6,7 +6,7 @@ pub struct NotFound {
 }
 
 /// Reads a model.
-#[operation]
+#[tool]
 pub async fn read() -> Result<String, NotFound> {
     Err(NotFound { error: "no model".into() })
 }

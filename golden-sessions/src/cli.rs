@@ -76,8 +76,9 @@ enum Command {
         /// A value written as `<NAME>` (a path, say), given as NAME=VALUE; repeatable.
         #[arg(long = "literal", value_name = "NAME=VALUE")]
         literals: Vec<String>,
-        /// The server's command and arguments, after `--`.
-        #[arg(last = true, value_name = "SERVER")]
+        /// The server's command and arguments, after `--` (or without it: some hosts, such as
+        /// the Inspector's CLI, drop a `--` from the command they launch).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         command: Vec<String>,
     },
     /// Replay a session against a server started over stdio (`-- SERVER ARGS...`) or reached
@@ -91,8 +92,9 @@ enum Command {
         /// A value the session writes as `<NAME>`, given as NAME=VALUE; repeatable.
         #[arg(long = "literal", value_name = "NAME=VALUE")]
         literals: Vec<String>,
-        /// The server's command and arguments, after `--`.
-        #[arg(last = true, value_name = "SERVER")]
+        /// The server's command and arguments, after `--` (or without it: some hosts, such as
+        /// the Inspector's CLI, drop a `--` from the command they launch).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "SERVER")]
         command: Vec<String>,
     },
     /// Show each pending file's diff and accept, reject or skip it.
@@ -315,4 +317,30 @@ async fn replay(
     }
     println!("What came back is in {}: `golden accept {}` takes it.", written.display(), written.display());
     Ok(ExitCode::from(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server_of(args: &[&str]) -> Vec<String> {
+        match Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}")).command {
+            Command::Record { command, .. } | Command::Replay { command, .. } => command,
+            _ => panic!("{args:?}: not record or replay"),
+        }
+    }
+
+    /// A host that drops the `--` (the Inspector's CLI does) still launches the right server,
+    /// its own flags included.
+    #[test]
+    fn the_server_command_comes_after_a_double_dash_or_without_one() {
+        let server = ["srv", "mcp", "--flag", "--", "x"];
+        for (with, without) in [
+            (vec!["golden", "record", "--out", "f.session", "--"], vec!["golden", "record", "--out", "f.session"]),
+            (vec!["golden", "replay", "f.session", "--"], vec!["golden", "replay", "f.session"]),
+        ] {
+            assert_eq!(server_of(&[with.as_slice(), &server].concat()), server);
+            assert_eq!(server_of(&[without.as_slice(), &server].concat()), server);
+        }
+    }
 }

@@ -1,3 +1,3 @@
 fn main() {
-    test_support::probe(&[&test_support::POSTGRES, &test_support::VALEM_EXAMPLES]);
+    test_support::probe(&[&test_support::POSTGRES, &test_support::VALEM_EXAMPLES, &test_support::CHROMIUM]);
 }

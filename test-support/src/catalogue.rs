@@ -32,6 +32,17 @@ fn postgres() -> Option<PathBuf> {
     versions.pop().map(|(_, bin)| bin).or_else(|| on_path(&programs))
 }
 
+/// Chromium and its WebDriver, for the browser tests of valem's sandbox: the folder holding
+/// `chromium` and `chromedriver` (Debian's packages put both in `/usr/bin`).
+pub const CHROMIUM: External = External {
+    cfg: "has_chromium",
+    what: "Chromium and chromedriver",
+    install: "apt-get install chromium chromium-driver (Debian), or put chromium and chromedriver on PATH",
+    find: || on_path(&["chromium", "chromedriver"]),
+    env: &["PATH"],
+    dirs: &[],
+};
+
 /// The example specs written for the original model service, which valem must pass unchanged:
 /// the folder `VALEM_EXAMPLES_DIR` names (absolute), holding them as `*.json`. They carry no
 /// licence that would let the repository hold a copy.

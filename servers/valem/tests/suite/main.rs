@@ -19,6 +19,7 @@ mod journal;
 mod jsonata_suite;
 mod limits;
 mod load;
+mod pages;
 mod pairing;
 mod patch;
 mod postgres_instances;

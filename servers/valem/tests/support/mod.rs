@@ -1,6 +1,7 @@
 //! What the integration tests share: in-process calls, a stdio client of the real binary, and the
 //! JSONata suite's loader (the example and the round-trip bench include the last two by path).
 
+pub mod browser;
 pub mod busy;
 pub mod in_process;
 pub mod jsonata_suite;

@@ -1,5 +1,5 @@
 //! The sandbox's routes served over HTTP by the test process, on a loopback port, on a clock the
-//! test may move forward; and a developer who approves or denies from the verification page as
+//! test may move forward, in front of the same server's MCP and REST service; and a developer who approves or denies from the verification page as
 //! its script does (the page's CSRF cookie and token sent back).
 
 use std::convert::Infallible;
@@ -7,11 +7,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
-use tooltable_transports::forward::{Client, Options};
+use tooltable_transports::forward::{self, Options};
+use tooltable_transports::http::{self, HttpOptions};
 use valem::sandbox::{Sandbox, SandboxLimits};
 
 pub struct Host {
@@ -23,31 +30,35 @@ pub struct Host {
 }
 
 impl Host {
+    /// The sandbox, and every other path served by the MCP and REST service of the same
+    /// server (for the agent's model calls and its follower of updates).
     pub fn start(limits: SandboxLimits) -> Host {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let ahead = Arc::new(Mutex::new(Duration::ZERO));
         let clock = Arc::clone(&ahead);
-        let sandbox = Sandbox::with_clock(
-            valem::server().unwrap(),
-            limits,
-            Arc::new(move || Instant::now() + *clock.lock().unwrap()),
-        );
+        let server = valem::server().unwrap();
+        let sandbox =
+            Sandbox::with_clock(server.clone(), limits, Arc::new(move || Instant::now() + *clock.lock().unwrap()));
+        let service = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let service_url = format!("http://{}", service.local_addr().unwrap());
+        runtime.spawn(http::serve(server, service, HttpOptions::default(), std::future::pending()));
         let mints = Arc::new(AtomicUsize::new(0));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let (served, counted) = (Arc::clone(&sandbox), Arc::clone(&mints));
+        let relay = Relay { client: Client::builder(TokioExecutor::new()).build_http(), to: service_url };
+        let (served, counted, relay) = (Arc::clone(&sandbox), Arc::clone(&mints), Arc::new(relay));
         runtime.spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                let (sandbox, mints) = (Arc::clone(&served), Arc::clone(&counted));
-                let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                    let (sandbox, mints) = (Arc::clone(&sandbox), Arc::clone(&mints));
+                let (sandbox, mints, relay) = (Arc::clone(&served), Arc::clone(&counted), Arc::clone(&relay));
+                let service = service_fn(move |request: hyper::Request<Incoming>| {
+                    let (sandbox, mints, relay) = (Arc::clone(&sandbox), Arc::clone(&mints), Arc::clone(&relay));
                     async move {
                         if request.method() == hyper::Method::POST && request.uri().path() == "/sandbox/pair" {
                             mints.fetch_add(1, Ordering::SeqCst);
                         }
                         let response = match Sandbox::owns(request.uri().path()) {
-                            true => sandbox.handle(request).await,
-                            false => not_found(),
+                            true => sandbox.handle(request).await.map(|body| body.map_err(|never| match never {}).boxed()),
+                            false => relay.send(request).await,
                         };
                         Ok::<_, Infallible>(response)
                     }
@@ -69,21 +80,38 @@ impl Host {
     }
 
     pub fn developer(&self) -> Developer {
-        Developer { client: Client::new(&self.url, &Options::default()).unwrap(), cookies: Vec::new() }
+        Developer { client: forward::Client::new(&self.url, &Options::default()).unwrap(), cookies: Vec::new() }
     }
 }
 
-/// What a server without a sandbox answers.
-fn not_found() -> valem::sandbox::Response {
-    use http_body_util::BodyExt as _;
-    let mut response = hyper::Response::new(http_body_util::Full::new("{\"error\":\"no route\"}".into()).boxed());
-    *response.status_mut() = hyper::StatusCode::NOT_FOUND;
-    response
+type Body = BoxBody<Bytes, Box<dyn std::error::Error + Send + Sync>>;
+
+/// Passes a request on to the MCP and REST service, as the sandbox's host does with what is
+/// not the sandbox's.
+struct Relay {
+    client: Client<HttpConnector, Incoming>,
+    to: String,
+}
+
+impl Relay {
+    async fn send(&self, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
+        let (mut head, body) = request.into_parts();
+        let path = head.uri.path_and_query().map_or("/", |p| p.as_str());
+        head.uri = format!("{}{path}", self.to).parse().unwrap();
+        match self.client.request(hyper::Request::from_parts(head, body)).await {
+            Ok(response) => response.map(|body| body.map_err(Into::into).boxed()),
+            Err(e) => {
+                let mut response = hyper::Response::new(Full::new(Bytes::from(e.to_string())).map_err(Into::into).boxed());
+                *response.status_mut() = hyper::StatusCode::BAD_GATEWAY;
+                response
+            }
+        }
+    }
 }
 
 /// A browser on the verification page.
 pub struct Developer {
-    client: Client,
+    client: forward::Client,
     cookies: Vec<(String, String)>,
 }
 

@@ -371,9 +371,10 @@
       if (!answer.ok) {
         live.className = "live error";
         live.textContent = describe(answer.data);
-        return;
+        return false;
       }
       render(answer.data);
+      return true;
     }
 
     async function write(name, value) {
@@ -426,7 +427,12 @@
         live.className = "live";
         live.textContent = "Live";
       };
-      events.addEventListener("changed", () => refresh());
+      events.addEventListener("changed", async () => {
+        if (await refresh()) {
+          live.className = "live";
+          live.textContent = "Live";
+        }
+      });
       events.addEventListener("deleted", () => {
         events.close();
         live.className = "live error";
@@ -435,11 +441,13 @@
       });
       events.onerror = () => {
         live.className = "live error";
-        live.textContent = "Reconnecting…";
+        // The browser reconnects by itself unless the server refused the stream.
+        live.textContent = events.readyState === EventSource.CLOSED ? "Disconnected: reload the page." : "Reconnecting…";
       };
     }
 
-    refresh().then(follow);
+    // A model the page cannot show (another session's, deleted) has no changes to follow.
+    refresh().then((shown) => shown && follow());
   }
 
   const page = document.body.dataset.page;

@@ -3,7 +3,7 @@
 //! written beside the session as `NAME.session.new` (see [`review`](crate::review)), and
 //! re-recording with `GOLDEN_BLESS=1`.
 //!
-//! ```no_run
+//! ```
 //! use tooltable_golden::Golden;
 //!
 //! fn golden() -> Golden {

@@ -90,7 +90,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
     /// Runs the tool on arguments that have passed validation.
     fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Result<Output, Error>> {
         match &self.handler {
-            Handler::Static(op) => op.call(cx, args),
+            Handler::Static(tool) => tool.call(cx, args),
             Handler::Dynamic(f) => f(cx, args),
         }
     }

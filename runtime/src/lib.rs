@@ -258,8 +258,8 @@ pub mod server {
 /// ```
 /// use tokio::sync::mpsc;
 /// use tooltable::Server;
-/// use tooltable::transport::jsonrpc::RequestId;
 /// use tooltable::context::Transport;
+/// use tooltable::transport::jsonrpc::RequestId;
 /// use tooltable::transport::{Destination, Outgoing, RequestContext, Session};
 ///
 /// let server = Server::builder(()).build()?;

@@ -12,9 +12,7 @@ use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
 
 use crate::forward;
-use crate::http::api_key::ApiKey;
-use crate::http::guard::AccessPolicy;
-use crate::http::{HttpOptions, serve};
+use crate::http::{AccessPolicy, ApiKey, Http, HttpOptions};
 use crate::stdio::{StdioOptions, serve_stdio};
 
 /// A server's own command-line options, flattened beside the standard commands.
@@ -421,7 +419,7 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
         }
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
-    match serve(server, listener, options, shutdown_signal()).await {
+    match Http::new(server).options(options).serve(listener, shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: http: {e}");

@@ -84,14 +84,8 @@ impl std::fmt::Display for Target {
     }
 }
 
-/// The two eras of the protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Era {
-    /// A session opened by `initialize` (revisions up to 2025-11-25).
-    Handshake,
-    /// Revision 2026-07-28: every request says its revision and capabilities in its `_meta`.
-    Stateless,
-}
+/// The two eras of the protocol: the one type the server's calls are told of too.
+pub use tooltable::context::Era;
 
 /// What the server sends for a request of the server's that belongs to no request in flight:
 /// its method and params in, the result (or a JSON-RPC error) out.

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Body, Bytes, Frame, Incoming};
+use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
@@ -78,8 +78,14 @@ impl Body for ResponseBody {
 
 pub type HttpResponse = Response<ResponseBody>;
 
-/// Every request body: hyper's, counted by the connection cap while it is still arriving.
-pub type RequestBody = super::slots::Receiving<Incoming>;
+/// A request body the transport reads: hyper's own (counted by the connection cap while it is
+/// still arriving) when it serves alone, a host application's when it is mounted there.
+pub trait RequestBody: Body<Data = Bytes, Error: Into<BoxError>> + Send + 'static {}
+
+impl<B: Body<Data = Bytes, Error: Into<BoxError>> + Send + 'static> RequestBody for B {}
+
+/// What a request body's error becomes.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A response with a whole body.
 pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
@@ -132,7 +138,7 @@ pub fn owned_event_stream(events: EventReceiver, keepalive: Duration, owner: Opt
 /// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it, or one
 /// that takes longer than `timeout` to arrive (408). Either refusal closes the connection: the rest
 /// of the body is never read.
-pub async fn read_limited(body: RequestBody, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
+pub async fn read_limited<B: RequestBody>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
     let refused = |status, message: String| {
         let mut response = error(status, message);
         response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));

@@ -1,33 +1,31 @@
-//! The HTTP transport: Streamable HTTP at `/mcp`, the REST routes of the table, and
-//! `/openapi.json`, on one listener (hyper 1.x on tokio).
+//! The HTTP transport: Streamable HTTP at `/mcp` (both eras), the REST routes of the table,
+//! and `/openapi.json`, on one listener of its own ([`Http::serve`]) or mounted in a host
+//! application as a `tower` service ([`Http::service`]), with the same guards either way.
 
-pub mod api_key;
-pub mod body;
-pub mod connections;
-pub mod cors;
-pub mod event_channel;
-pub mod guard;
-pub mod mcp;
-pub mod slots;
+mod api_key;
+pub(crate) mod body;
+mod connections;
+mod cors;
+mod event_channel;
+mod guard;
+mod listener;
+pub(crate) mod mcp;
+mod service;
+mod slots;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Request, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tooltable::Server;
 
-use crate::rest::{self, openapi, routes::Routes};
-
-use api_key::ApiKey;
-use body::{HttpResponse, RequestBody};
-use guard::AccessPolicy;
-use mcp::registry::{Registry, SessionLimits};
+pub use api_key::{ApiKey, InvalidKey};
+pub use body::{HttpResponse, ResponseBody, error as error_response};
+pub use guard::AccessPolicy;
+pub(crate) use service::HttpContext;
+pub use service::{ClientAddr, HttpService};
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -104,177 +102,74 @@ impl Default for HttpOptions {
     }
 }
 
-/// What every request handler shares.
-pub struct HttpContext<S: Send + Sync + 'static> {
-    pub server: Server<S>,
-    pub options: HttpOptions,
-    pub sessions: Registry<S>,
-    pub routes: Routes,
-    /// `/openapi.json`, generated once; each answer shares these bytes.
-    pub openapi: hyper::body::Bytes,
-    /// Large request bodies take turns being parsed.
-    pub parsing: body::ParseBudget,
-    /// The server's own check of every request, if it has one.
-    pub gate: Option<RequestGate>,
-}
-
 /// A check every request passes after the Origin and Host checks and before it is served: a
 /// refusal to answer with (a missing bearer token, say), or `None` to go on.
 pub type RequestGate = Arc<dyn Fn(&hyper::HeaderMap) -> Option<HttpResponse> + Send + Sync>;
 
-/// Serves until `shutdown` resolves, then lets in-flight requests finish within the grace period.
-pub async fn serve<S: Send + Sync + 'static>(
+/// The HTTP transport of one server, to [`serve`](Self::serve) on a listener of its own or to
+/// mount in a host application as a [`service`](Self::service).
+///
+/// ```no_run
+/// use tooltable::Server;
+/// use tooltable_transports::http::{Http, HttpOptions};
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let server = Server::builder(()).info("notes", "1.0.0").build().unwrap();
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// let options = HttpOptions { max_sessions: 100, ..HttpOptions::default() };
+/// Http::new(server).options(options).serve(listener, async { tokio::signal::ctrl_c().await.unwrap() }).await
+/// # }
+/// ```
+pub struct Http<S: Send + Sync + 'static> {
     server: Server<S>,
-    listener: TcpListener,
     options: HttpOptions,
-    shutdown: impl Future<Output = ()>,
-) -> std::io::Result<()> {
-    serve_gated(server, listener, options, shutdown, None).await
-}
-
-/// [`serve`], with every request first passing `gate`.
-pub async fn serve_gated<S: Send + Sync + 'static>(
-    server: Server<S>,
-    listener: TcpListener,
-    options: HttpOptions,
-    shutdown: impl Future<Output = ()>,
     gate: Option<RequestGate>,
-) -> std::io::Result<()> {
-    let sessions = Registry::new(SessionLimits {
-        idle: options.session_idle,
-        retry_ms: options.sse_retry_ms,
-        max_sessions: options.max_sessions,
-        max_per_client: options.max_sessions_per_client,
-        log_bytes_per_session: options.log_bytes_per_session,
-        log_bytes_per_server: options.log_bytes_per_server,
-        max_unread_event_bytes: options.max_unread_event_bytes,
-    });
-    let descriptors = server.table().descriptors();
-    let routes = Routes::new(&descriptors);
-    let openapi = openapi::document(server.info(), server.instructions(), &descriptors).to_string().into();
-    let parsing = body::ParseBudget::new(options.max_parsing_bytes, options.body_timeout);
-    let cx = Arc::new(HttpContext { server, options, sessions, routes, openapi, parsing, gate });
-    let reaper = tokio::spawn(expire_sessions(Arc::clone(&cx)));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut tasks = tokio::task::JoinSet::new();
-    let cap = connections::effective_cap(cx.options.max_connections);
-    let slots = slots::Slots::new(cap);
-    let refusals = Arc::new(connections::Refusals::new(cap));
-    let mut backoff = connections::Backoff::default();
-    let mut http = http1::Builder::new();
-    // A client that shuts its write side down still gets the answers to what it sent.
-    http.timer(TokioTimer::new()).header_read_timeout(cx.options.header_timeout).half_close(true);
-    tokio::pin!(shutdown);
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = connections::accept(&listener, &mut backoff) => accepted,
-            () = &mut shutdown => break,
-        };
-        while tasks.try_join_next().is_some() {}
-        let (cx, slots, refusals) = (Arc::clone(&cx), Arc::clone(&slots), Arc::clone(&refusals));
-        let (http, watcher) = (http.clone(), graceful.watcher());
-        tasks.spawn(async move {
-            let Some(slot) = slots.claim().await else {
-                return refusals.refuse(stream);
-            };
-            // Answers are small and written in one go; Nagle's delay would only add latency.
-            let _ = stream.set_nodelay(true);
-            let io = TokioIo::new(connections::StallGuard::new(stream, cx.options.stall_timeout));
-            let client = peer.ip();
-            let connection = Arc::clone(&slot.connection);
-            let service = service_fn(move |req: Request<hyper::body::Incoming>| {
-                let cx = Arc::clone(&cx);
-                let busy = connection.begin();
-                let req = req.map(|body| connection.receive(body));
-                async move {
-                    let response = dispatch(&cx, req, client).await;
-                    Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
-                }
-            });
-            let conn = watcher.watch(http.serve_connection(io, service));
-            tokio::select! {
-                ended = conn => if let Err(e) = ended {
-                    tracing::debug!("connection ended: {e}");
-                },
-                () = slot.connection.closed_for_room() => tracing::debug!("closed an idle connection to make room"),
-            }
-        });
-    }
-    drop(listener);
-    reaper.abort();
-    // Standalone event streams never end by themselves: close them; requests in flight finish.
-    cx.sessions.end_standalone_streams();
-    if tokio::time::timeout(cx.options.shutdown_grace, graceful.shutdown()).await.is_err() {
-        tracing::warn!("shutdown grace period over; dropping the connections still open");
-        tasks.abort_all();
-    }
-    cx.sessions.clear();
-    Ok(())
+    rest_prefix: String,
 }
 
-async fn expire_sessions<S: Send + Sync + 'static>(cx: Arc<HttpContext<S>>) {
-    let period = (cx.sessions.idle_limit() / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
-    loop {
-        tokio::time::sleep(period).await;
-        let expired = cx.sessions.expire();
-        if expired > 0 {
-            tracing::info!(expired, "idle sessions expired");
-        }
+impl<S: Send + Sync + 'static> std::fmt::Debug for Http<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("options", &self.options)
+            .field("rest_prefix", &self.rest_prefix)
+            .finish_non_exhaustive()
     }
 }
 
-/// Answers one request from `client`'s address.
-async fn dispatch<S: Send + Sync + 'static>(
-    cx: &HttpContext<S>,
-    req: Request<RequestBody>,
-    client: std::net::IpAddr,
-) -> HttpResponse {
-    if let Err(refusal) = cx.options.access.check(req.headers()) {
-        return body::error(StatusCode::FORBIDDEN, refusal.to_string());
+impl<S: Send + Sync + 'static> Http<S> {
+    /// `server`'s transport with the default [`HttpOptions`].
+    pub fn new(server: Server<S>) -> Self {
+        Http { server, options: HttpOptions::default(), gate: None, rest_prefix: String::new() }
     }
-    if req.uri().path() == api_key::HEALTH_PATH && req.method() == hyper::Method::GET {
-        return api_key::health();
-    }
-    // A CORS preflight carries no credentials by design; it reveals only the allowed methods.
-    let preflight = req.method() == hyper::Method::OPTIONS;
-    if let Some(refusal) = cx.options.api_key.as_ref().filter(|_| !preflight).and_then(|key| key.check(req.headers())) {
-        return refusal;
-    }
-    if let Some(refusal) = cx.gate.as_ref().and_then(|gate| gate(req.headers())) {
-        return refusal;
-    }
-    let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
-    let mut response = if preflight {
-        options(cx, &req, cross_origin.is_some())
-    } else {
-        match req.uri().path() {
-            "/mcp" => mcp::handle(cx, req, client).await,
-            "/openapi.json" if req.method() == hyper::Method::GET => {
-                body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
-            }
-            _ => rest::handle(cx, req).await,
-        }
-    };
-    if let Some(origin) = cross_origin {
-        cors::allow(&mut response, origin);
-    }
-    response
-}
 
-/// `OPTIONS` (a CORS preflight, usually) on `/mcp`, `/openapi.json` or a REST route.
-fn options<S: Send + Sync + 'static>(
-    cx: &HttpContext<S>,
-    req: &Request<RequestBody>,
-    cross_origin: bool,
-) -> HttpResponse {
-    let path = req.uri().path();
-    let methods = match path {
-        "/mcp" => mcp::METHODS.to_owned(),
-        "/openapi.json" => "GET".to_owned(),
-        _ => match cx.routes.resolve(hyper::Method::OPTIONS.as_str(), path) {
-            rest::routes::Resolution::WrongMethod(methods) => methods.join(", "),
-            _ => return body::error(StatusCode::NOT_FOUND, format!("no route for {path}")),
-        },
-    };
-    cors::options(&methods, req.headers(), cross_origin)
+    /// Its settings: limits, timeouts, the Origin and Host policy, the API key.
+    pub fn options(mut self, options: HttpOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// A check of the server's own that every request passes after the Origin and Host checks.
+    pub fn gate(mut self, gate: RequestGate) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+
+    /// Where a host mounts [`HttpService::rest`] (e.g. `/api`): the OpenAPI document's `servers`
+    /// says it, so that clients generated from the document find the routes. None by default.
+    pub fn rest_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.rest_prefix = prefix.into().trim_end_matches('/').to_owned();
+        self
+    }
+
+    /// The transport as a service, for a host application to mount.
+    pub fn service(self) -> HttpService<S> {
+        HttpService::new(self.server, self.options, self.gate, &self.rest_prefix)
+    }
+
+    /// Serves on `listener` until `shutdown` resolves, then lets in-flight requests finish within
+    /// [`HttpOptions::shutdown_grace`].
+    pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+        let grace = self.options.shutdown_grace;
+        listener::serve(self.service(), listener, grace, shutdown).await
+    }
 }

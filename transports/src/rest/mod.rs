@@ -16,7 +16,9 @@ use crate::http::HttpContext;
 use crate::http::body::{self, HttpResponse, RequestBody};
 use routes::Resolution;
 
-pub async fn handle<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: Request<RequestBody>) -> HttpResponse {
+pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
+    cx: &HttpContext<S>,
+    req: Request<B>) -> HttpResponse {
     let (head, body) = req.into_parts();
     let (method, path) = (head.method.as_str(), head.uri.path());
     let (route, params) = match cx.routes.resolve(method, path) {

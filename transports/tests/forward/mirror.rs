@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tooltable::{ErrorKind, Server};
 use tooltable_transports::forward::{Options, mirror};
 use tooltable_transports::http::HttpOptions;
-use tooltable_transports::http::api_key::ApiKey;
+use tooltable_transports::http::ApiKey;
 
 #[allow(dead_code)]
 #[path = "../http/support.rs"]

@@ -1,7 +1,7 @@
 //! CORS: only origins named with `--allow-origin` may call from a browser on another origin.
 
 use tooltable_transports::http::HttpOptions;
-use tooltable_transports::http::guard::AccessPolicy;
+use tooltable_transports::http::AccessPolicy;
 
 use crate::support::{send, start};
 

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tooltable_transports::http::HttpOptions;
-use tooltable_transports::http::guard::AccessPolicy;
+use tooltable_transports::http::AccessPolicy;
 
 use crate::support::{Reply, send, start};
 

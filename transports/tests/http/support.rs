@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tooltable::{Cx, Error, ErrorBody, ErrorKind, Server, table, tool};
-use tooltable_transports::http::{HttpOptions, serve};
+use tooltable_transports::http::{Http, HttpOptions};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FailArgs {
@@ -140,7 +140,7 @@ pub async fn start(options: HttpOptions) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let done = tokio::spawn(serve(server(), listener, options, async move {
+    let done = tokio::spawn(Http::new(server()).options(options).serve(listener, async move {
         let _ = stopped.await;
     }));
     Running { addr, stop: Some(stop), done }

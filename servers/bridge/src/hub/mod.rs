@@ -16,8 +16,8 @@ use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, StatusCode};
 use tokio::net::TcpListener;
 use tooltable::{Server, table};
-use tooltable_transports::http::body::{self, HttpResponse};
-use tooltable_transports::http::{HttpOptions, RequestGate};
+use tooltable_transports::http::{HttpResponse, error_response};
+use tooltable_transports::http::{Http, HttpOptions, RequestGate};
 
 use crate::token::Token;
 use config::Config;
@@ -76,7 +76,7 @@ pub async fn run(options: HubOptions) -> Result<(), String> {
     };
     let token = options.token.clone();
     let gate: RequestGate = Arc::new(move |headers| refusal(token.as_ref(), headers));
-    let served = tooltable_transports::http::serve_gated(server, listener, http, shutdown_signal(), Some(gate)).await;
+    let served = Http::new(server).options(http).gate(gate).serve(listener, shutdown_signal()).await;
     reloader.abort();
     if let Some(path) = &options.discovery_file {
         let _ = std::fs::remove_file(path);
@@ -98,7 +98,7 @@ fn refusal(token: Option<&Token>, headers: &HeaderMap) -> Option<HttpResponse> {
     if token.authorizes(headers.get(AUTHORIZATION).map(HeaderValue::as_bytes)) {
         return None;
     }
-    let mut r = body::error(StatusCode::UNAUTHORIZED, "this hub needs its bearer token (Authorization: Bearer ...)");
+    let mut r = error_response(StatusCode::UNAUTHORIZED, "this hub needs its bearer token (Authorization: Bearer ...)");
     r.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     Some(r)
 }

@@ -18,7 +18,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
 use tooltable_transports::forward::{self, Options};
-use tooltable_transports::http::{self, HttpOptions};
+use tooltable_transports::http::Http;
 use valem::sandbox::{Sandbox, SandboxLimits};
 
 pub struct Host {
@@ -41,7 +41,7 @@ impl Host {
             Sandbox::with_clock(server.clone(), limits, Arc::new(move || Instant::now() + *clock.lock().unwrap()));
         let service = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let service_url = format!("http://{}", service.local_addr().unwrap());
-        runtime.spawn(http::serve(server, service, HttpOptions::default(), std::future::pending()));
+        runtime.spawn(Http::new(server).serve(service, std::future::pending()));
         let mints = Arc::new(AtomicUsize::new(0));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());

@@ -56,6 +56,7 @@ impl LogBudget {
     }
 
     /// Bytes kept across the server.
+    #[cfg(test)]
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Acquire)
     }

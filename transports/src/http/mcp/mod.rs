@@ -29,9 +29,9 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 const HTTP: RequestContext = RequestContext::new(tooltable::context::Transport::Http);
 
 /// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
-pub async fn handle<S: Send + Sync + 'static>(
+pub async fn handle<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
-    req: Request<RequestBody>,
+    req: Request<B>,
     client: IpAddr,
 ) -> HttpResponse {
     if req.method() != Method::POST
@@ -89,9 +89,9 @@ fn session<S: Send + Sync + 'static>(
         .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
 }
 
-async fn post<S: Send + Sync + 'static>(
+async fn post<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
-    req: Request<RequestBody>,
+    req: Request<B>,
     client: IpAddr,
 ) -> HttpResponse {
     let (head, incoming) = req.into_parts();
@@ -236,7 +236,7 @@ fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &Htt
     response
 }
 
-fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>) -> HttpResponse {
+fn get<S: Send + Sync + 'static, B: RequestBody>(cx: &HttpContext<S>, req: &Request<B>) -> HttpResponse {
     if !accepts(req.headers(), "text/event-stream") {
         return body::error(StatusCode::NOT_ACCEPTABLE, "GET /mcp opens an event stream: accept text/event-stream");
     }
@@ -249,7 +249,7 @@ fn get<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>
     with_session(body::event_stream(events, cx.options.sse_keepalive), &http)
 }
 
-fn delete<S: Send + Sync + 'static>(cx: &HttpContext<S>, req: &Request<RequestBody>) -> HttpResponse {
+fn delete<S: Send + Sync + 'static, B: RequestBody>(cx: &HttpContext<S>, req: &Request<B>) -> HttpResponse {
     let http = match session(cx, req.headers()) {
         Ok(http) => http,
         Err(response) => return response,

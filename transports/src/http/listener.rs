@@ -1,0 +1,79 @@
+//! The standalone server: a listener's connections, each served by hyper with the service.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::Request;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+
+use super::service::HttpService;
+use super::{connections, slots};
+
+/// Serves `service` on `listener` until `shutdown` resolves, then lets in-flight requests finish
+/// within `grace`.
+pub(super) async fn serve<S: Send + Sync + 'static>(
+    service: HttpService<S>,
+    listener: TcpListener,
+    grace: Duration,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let options = service.options().clone();
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    let cap = connections::effective_cap(options.max_connections);
+    let slots = slots::Slots::new(cap);
+    let refusals = Arc::new(connections::Refusals::new(cap));
+    let mut backoff = connections::Backoff::default();
+    let mut http = http1::Builder::new();
+    // A client that shuts its write side down still gets the answers to what it sent.
+    http.timer(TokioTimer::new()).header_read_timeout(options.header_timeout).half_close(true);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = connections::accept(&listener, &mut backoff) => accepted,
+            () = &mut shutdown => break,
+        };
+        while tasks.try_join_next().is_some() {}
+        let (service, slots, refusals) = (service.clone(), Arc::clone(&slots), Arc::clone(&refusals));
+        let (http, watcher, stall_timeout) = (http.clone(), graceful.watcher(), options.stall_timeout);
+        tasks.spawn(async move {
+            let Some(slot) = slots.claim().await else {
+                return refusals.refuse(stream);
+            };
+            // Answers are small and written in one go; Nagle's delay would only add latency.
+            let _ = stream.set_nodelay(true);
+            let io = TokioIo::new(connections::StallGuard::new(stream, stall_timeout));
+            let client = peer.ip();
+            let connection = Arc::clone(&slot.connection);
+            let hyper_service = service_fn(move |req: Request<hyper::body::Incoming>| {
+                let service = service.clone();
+                let busy = connection.begin();
+                let req = req.map(|body| connection.receive(body));
+                async move {
+                    let response = service.answer(req, client).await;
+                    Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
+                }
+            });
+            let conn = watcher.watch(http.serve_connection(io, hyper_service));
+            tokio::select! {
+                ended = conn => if let Err(e) = ended {
+                    tracing::debug!("connection ended: {e}");
+                },
+                () = slot.connection.closed_for_room() => tracing::debug!("closed an idle connection to make room"),
+            }
+        });
+    }
+    drop(listener);
+    // Standalone event streams never end by themselves: close them; requests in flight finish.
+    service.shutdown();
+    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
+        tracing::warn!("shutdown grace period over; dropping the connections still open");
+        tasks.abort_all();
+    }
+    service.end_sessions();
+    Ok(())
+}

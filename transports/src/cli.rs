@@ -245,20 +245,65 @@ where
     A: Args,
     S: Send + Sync + 'static,
 {
-    run(package, |app, _| build(app), |_| Ok(()))
+    run(package, |app, _| build(app), Hooks::default())
+}
+
+/// What a server adds to the standard CLI beyond its build (see [`run`]): `start`, called with
+/// the server once the command line has set it up and before it serves; `http`, which may add to
+/// what `serve` serves (pages of its own with [`Http::nest`], say).
+///
+/// ```
+/// use std::sync::Arc;
+/// use tooltable_transports::cli::Hooks;
+///
+/// let hooks: Hooks<()> = Hooks::default()
+///     .start(|_server| Ok(()))
+///     .http(|_server, http| http.rest_prefix("/"));
+/// # drop(hooks);
+/// ```
+pub struct Hooks<S: Send + Sync + 'static> {
+    start: Option<Box<dyn FnOnce(&Server<S>) -> Result<(), BuildError>>>,
+    http: Option<Box<dyn FnOnce(&Server<S>, Http<S>) -> Http<S>>>,
+}
+
+impl<S: Send + Sync + 'static> Default for Hooks<S> {
+    fn default() -> Self {
+        Hooks { start: None, http: None }
+    }
+}
+
+impl<S: Send + Sync + 'static> std::fmt::Debug for Hooks<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").field("start", &self.start.is_some()).field("http", &self.http.is_some()).finish()
+    }
+}
+
+impl<S: Send + Sync + 'static> Hooks<S> {
+    /// Called with the server once the command line has set it up (the shared state key, remote
+    /// mode) and before it serves: the place to start what holds on to the server, such as the
+    /// [proxies](crate::proxy::Proxy) of a gateway, which the setup could no longer change the
+    /// server under.
+    pub fn start(mut self, start: impl FnOnce(&Server<S>) -> Result<(), BuildError> + 'static) -> Self {
+        self.start = Some(Box::new(start));
+        self
+    }
+
+    /// Given the server and the HTTP transport `serve` is about to run, returns the transport to
+    /// run: with routes of the server's own [nested](Http::nest) in it, say.
+    pub fn http(mut self, http: impl FnOnce(&Server<S>, Http<S>) -> Http<S> + 'static) -> Self {
+        self.http = Some(Box::new(http));
+        self
+    }
 }
 
 /// The standard CLI with every hook, of which [`main_with`] uses none: `build` is also given
 /// `mcp --url`'s [`RemoteTarget`] (`None` for the other commands, and for `mcp` without a URL),
 /// so a server whose remote mode differs (more tools, other instructions, a hook on the
-/// forwarded calls) builds itself for it; and `start` is called with the server once the command
-/// line has set it up (the shared state key, remote mode) and before it serves: the place to
-/// start what holds on to the server, such as the [proxies](crate::proxy::Proxy) of a gateway,
-/// which the setup could no longer change the server under.
+/// forwarded calls) builds itself for it; and [`Hooks`] says what else the server adds.
 pub fn run<A, S>(
     package: Package,
     build: impl FnOnce(A, Option<&mut RemoteTarget>) -> Result<Server<S>, BuildError>,
-    start: impl FnOnce(&Server<S>) -> Result<(), BuildError>,
+    hooks: Hooks<S>,
 ) -> ExitCode
 where
     A: Args,
@@ -293,7 +338,7 @@ where
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
-    let mut start = Some(start);
+    let Hooks { mut start, http } = hooks;
     let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
         Ok(()) => Ok(()),
         Err(e) => {
@@ -344,7 +389,7 @@ where
                     return ExitCode::from(EXIT_USAGE);
                 }
             };
-            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, options)))
+            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, options, http)))
         }
         Command::Call { tool, arguments } => {
             with_runtime(&mut Builder::new_current_thread(), |rt| rt.block_on(call(&server, &tool, &arguments)))
@@ -402,7 +447,11 @@ fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<
     if server.set_state_key(key) { Ok(()) } else { Err("the server is already shared; cannot change its key".into()) }
 }
 
-async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOptions) -> ExitCode {
+async fn serve_http<S: Send + Sync + 'static>(
+    server: Server<S>,
+    options: HttpOptions,
+    hook: Option<Box<dyn FnOnce(&Server<S>, Http<S>) -> Http<S>>>,
+) -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(options.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -419,7 +468,11 @@ async fn serve_http<S: Send + Sync + 'static>(server: Server<S>, options: HttpOp
         }
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
-    match Http::new(server).options(options).serve(listener, shutdown_signal()).await {
+    let mut http = Http::new(server.clone()).options(options);
+    if let Some(hook) = hook {
+        http = hook(&server, http);
+    }
+    match http.serve(listener, shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: http: {e}");

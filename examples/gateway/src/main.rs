@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use tooltable::Server;
+use tooltable_transports::cli::Hooks;
 use tooltable_transports::client::{Era, Target};
 use tooltable_transports::proxy::{self, Proxy, Status};
 
@@ -116,7 +117,11 @@ fn start(server: &Server<Mounted>) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    tooltable_transports::cli::run(tooltable_transports::package!(), |options, _| build(options), start)
+    tooltable_transports::cli::run(
+        tooltable_transports::package!(),
+        |options, _| build(options),
+        Hooks::default().start(start),
+    )
 }
 
 #[cfg(test)]

@@ -5,5 +5,5 @@
 //! and spends.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::run(tooltable_transports::package!(), valem::server_for, |_| Ok(()))
+    tooltable_transports::cli::run(tooltable_transports::package!(), valem::server_for, Default::default())
 }

@@ -16,10 +16,12 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::event_channel::EventReceiver;
 
-/// Every response body: whole bytes or an event stream.
+/// Every response body: whole bytes, an event stream, or what a nested handler answered.
 #[derive(Debug)]
 pub enum ResponseBody {
+    /// A whole body.
     Full(Full<Bytes>),
+    /// An event stream.
     Stream {
         events: EventReceiver,
         keepalive: tokio::time::Interval,
@@ -27,6 +29,8 @@ pub enum ResponseBody {
         /// end (are cancelled) when the client closes the stream.
         owner: Option<StreamOwner>,
     },
+    /// The body of a [nested](super::Http::nest) handler's response.
+    Nested(http_body_util::combinators::BoxBody<Bytes, Infallible>),
 }
 
 /// What an event stream keeps alive (see [`owned_event_stream`]).
@@ -57,6 +61,7 @@ impl Body for ResponseBody {
                 }
                 Poll::Pending => keepalive.poll_tick(cx).map(|_| Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE))))),
             },
+            ResponseBody::Nested(body) => Pin::new(body).poll_frame(cx),
         }
     }
 
@@ -64,6 +69,7 @@ impl Body for ResponseBody {
         match self {
             ResponseBody::Full(full) => full.is_end_stream(),
             ResponseBody::Stream { .. } => false,
+            ResponseBody::Nested(body) => body.is_end_stream(),
         }
     }
 
@@ -72,6 +78,7 @@ impl Body for ResponseBody {
         match self {
             ResponseBody::Full(full) => full.size_hint(),
             ResponseBody::Stream { .. } => hyper::body::SizeHint::default(),
+            ResponseBody::Nested(body) => body.size_hint(),
         }
     }
 }
@@ -85,7 +92,7 @@ pub trait RequestBody: Body<Data = Bytes, Error: Into<BoxError>> + Send + 'stati
 impl<B: Body<Data = Bytes, Error: Into<BoxError>> + Send + 'static> RequestBody for B {}
 
 /// What a request body's error becomes.
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A response with a whole body.
 pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {

@@ -125,7 +125,19 @@ pub struct Http<S: Send + Sync + 'static> {
     options: HttpOptions,
     gate: Option<RequestGate>,
     rest_prefix: String,
+    nested: Vec<(String, NestedHandler)>,
 }
+
+/// A request given to a [nested](Http::nest) handler: its body boxed, whatever carried it.
+pub type NestedRequest = hyper::Request<http_body_util::combinators::UnsyncBoxBody<hyper::body::Bytes, body::BoxError>>;
+
+/// What answers the requests under a [nested](Http::nest) prefix.
+pub type NestedHandler = Arc<
+    dyn Fn(NestedRequest) -> std::pin::Pin<Box<dyn Future<Output = hyper::Response<NestedBody>> + Send>> + Send + Sync,
+>;
+
+/// A nested handler's response body: whole or streamed, boxed.
+pub type NestedBody = http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>;
 
 impl<S: Send + Sync + 'static> std::fmt::Debug for Http<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -139,7 +151,7 @@ impl<S: Send + Sync + 'static> std::fmt::Debug for Http<S> {
 impl<S: Send + Sync + 'static> Http<S> {
     /// `server`'s transport with the default [`HttpOptions`].
     pub fn new(server: Server<S>) -> Self {
-        Http { server, options: HttpOptions::default(), gate: None, rest_prefix: String::new() }
+        Http { server, options: HttpOptions::default(), gate: None, rest_prefix: String::new(), nested: Vec::new() }
     }
 
     /// Its settings: limits, timeouts, the Origin and Host policy, the API key.
@@ -161,9 +173,19 @@ impl<S: Send + Sync + 'static> Http<S> {
         self
     }
 
+    /// Serves `prefix` (e.g. `/pages`) and every path below it with `handler` instead: pages or
+    /// an API of the server's own beside the endpoint and the REST routes, on the same listener.
+    /// Its requests pass the Origin and Host checks and the body limit; the API key and the gate
+    /// do not apply (the handler authenticates its callers itself, a browser's page usually
+    /// having no key to send). A nested prefix comes before a REST route of the same path.
+    pub fn nest(mut self, prefix: impl Into<String>, handler: NestedHandler) -> Self {
+        self.nested.push((prefix.into().trim_end_matches('/').to_owned(), handler));
+        self
+    }
+
     /// The transport as a service, for a host application to mount.
     pub fn service(self) -> HttpService<S> {
-        HttpService::new(self.server, self.options, self.gate, &self.rest_prefix)
+        HttpService::new(self.server, self.options, self.gate, &self.rest_prefix, self.nested)
     }
 
     /// Serves on `listener` until `shutdown` resolves, then lets in-flight requests finish within

@@ -15,7 +15,7 @@ use tooltable::Server;
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::mcp::registry::{Registry, SessionLimits};
-use super::{HttpOptions, RequestGate, api_key, cors, mcp};
+use super::{HttpOptions, NestedHandler, RequestGate, api_key, cors, mcp};
 use crate::rest::{self, openapi, routes::Routes};
 
 /// The Streamable HTTP endpoint (both eras), the REST routes and the OpenAPI document of one
@@ -98,6 +98,8 @@ pub(crate) struct HttpContext<S: Send + Sync + 'static> {
     pub(crate) parsing: body::ParseBudget,
     /// The server's own check of every request, if it has one.
     gate: Option<RequestGate>,
+    /// Prefixes served by handlers of the server's own, each with its handler.
+    nested: Vec<(String, NestedHandler)>,
     /// Set by `shutdown`: new requests are refused with 503.
     closing: AtomicBool,
     /// The task that expires idle sessions, started with the first request (inside the host's
@@ -114,7 +116,13 @@ impl<S: Send + Sync + 'static> Drop for HttpContext<S> {
 }
 
 impl<S: Send + Sync + 'static> HttpService<S> {
-    pub(super) fn new(server: Server<S>, options: HttpOptions, gate: Option<RequestGate>, rest_prefix: &str) -> Self {
+    pub(super) fn new(
+        server: Server<S>,
+        options: HttpOptions,
+        gate: Option<RequestGate>,
+        rest_prefix: &str,
+        nested: Vec<(String, NestedHandler)>,
+    ) -> Self {
         let sessions = Registry::new(SessionLimits {
             idle: options.session_idle,
             retry_ms: options.sse_retry_ms,
@@ -143,6 +151,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             openapi,
             parsing,
             gate,
+            nested,
             closing: AtomicBool::new(false),
             reaper: OnceLock::new(),
         };
@@ -197,6 +206,12 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         if self.part == Part::Whole && path == api_key::HEALTH_PATH && req.method() == Method::GET {
             return api_key::health();
         }
+        // A host application routes for itself: nesting is the standalone server's.
+        if self.part == Part::Whole
+            && let Some(handler) = self.nested(path)
+        {
+            return nested(cx, handler, req).await;
+        }
         // A CORS preflight carries no credentials by design; it reveals only the allowed methods.
         let preflight = req.method() == Method::OPTIONS;
         if let Some(refusal) =
@@ -226,6 +241,13 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         response
     }
 
+    /// The handler of a nested prefix `path` is at or under.
+    fn nested(&self, path: &str) -> Option<&NestedHandler> {
+        let under =
+            |prefix: &str| path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+        self.cx.nested.iter().find(|(prefix, _)| under(prefix)).map(|(_, handler)| handler)
+    }
+
     fn target(&self, path: &str) -> Target {
         match (self.part, path) {
             (Part::Mcp, _) | (Part::Whole, "/mcp") => Target::Mcp,
@@ -233,6 +255,18 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             _ => Target::Rest,
         }
     }
+}
+
+/// A request to a nested handler, its body held to the body limit.
+async fn nested<S: Send + Sync + 'static, B: RequestBody>(
+    cx: &HttpContext<S>,
+    handler: &NestedHandler,
+    req: Request<B>,
+) -> HttpResponse {
+    use http_body_util::BodyExt as _;
+    let limit = cx.options.max_body_bytes;
+    let req = req.map(|body| http_body_util::Limited::new(body, limit).boxed_unsync());
+    handler(req).await.map(body::ResponseBody::Nested)
 }
 
 /// What a request is for.

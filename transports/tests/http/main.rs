@@ -6,6 +6,7 @@ mod connections;
 mod cors;
 mod hostile;
 mod mcp;
+mod nest;
 mod openapi;
 mod rest;
 mod support;

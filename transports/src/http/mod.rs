@@ -102,9 +102,13 @@ impl Default for HttpOptions {
     }
 }
 
-/// A check every request passes after the Origin and Host checks and before it is served: a
-/// refusal to answer with (a missing bearer token, say), or `None` to go on.
-pub type RequestGate = Arc<dyn Fn(&hyper::HeaderMap) -> Option<HttpResponse> + Send + Sync>;
+/// A check every request passes after the Origin and Host checks and before it is served: the
+/// principal its credentials name, `None` for a request without any, or a refusal to answer with
+/// (a missing or unknown bearer token, say). The principal reaches the calls as
+/// [`Cx::principal`](tooltable::Cx::principal), and a Streamable HTTP session is bound to the
+/// principal that opened it: another gets 404, as for an unknown session.
+pub type RequestGate =
+    Arc<dyn Fn(&hyper::HeaderMap) -> Result<Option<tooltable::Principal>, HttpResponse> + Send + Sync>;
 
 /// The HTTP transport of one server, to [`serve`](Self::serve) on a listener of its own or to
 /// mount in a host application as a [`service`](Self::service).

@@ -11,7 +11,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::{Method, Request, StatusCode};
-use tooltable::Server;
+use tooltable::context::Transport;
+use tooltable::transport::RequestContext;
+use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::mcp::registry::{Registry, SessionLimits};
@@ -33,6 +35,10 @@ use crate::rest::{self, openapi, routes::Routes};
 /// The session caps count sessions per client address, which the service reads from the
 /// request's [`ClientAddr`] extension: a host that wants the per-client cap inserts it (requests
 /// without one count as one client).
+///
+/// A request's caller is the principal the [gate](super::Http::gate) names, else a
+/// [`Principal`] in the request's extensions (put there by the host's own authentication), else
+/// none; calls see it as [`Cx::principal`](tooltable::Cx::principal).
 ///
 /// Clones share everything. [`shutdown`](Self::shutdown) ends the event streams that never end
 /// by themselves, so that the host's graceful shutdown can finish.
@@ -219,20 +225,28 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         {
             return refusal;
         }
-        if let Some(refusal) = cx.gate.as_ref().and_then(|gate| gate(req.headers())) {
-            return refusal;
-        }
+        // The gate's principal, else one the host application's own authentication put there.
+        let principal = match cx.gate.as_ref().map(|gate| gate(req.headers())) {
+            Some(Err(refusal)) => return refusal,
+            Some(Ok(Some(principal))) => Some(principal),
+            Some(Ok(None)) | None => req.extensions().get::<Principal>().cloned(),
+        };
         let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
         let target = self.target(path);
         let mut response = if preflight {
             options(cx, target, path, req.headers(), cross_origin.is_some())
         } else {
             match target {
-                Target::Mcp => mcp::handle(cx, req, client).await,
+                Target::Mcp => {
+                    let context = RequestContext::new(Transport::Http).with_principal(principal);
+                    mcp::handle(cx, req, &mcp::Caller { client, context }).await
+                }
                 Target::OpenApi if req.method() == Method::GET => {
                     body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
                 }
-                Target::OpenApi | Target::Rest => rest::handle(cx, req).await,
+                Target::OpenApi | Target::Rest => {
+                    rest::handle(cx, req, &RequestContext::new(Transport::Rest).with_principal(principal)).await
+                }
             }
         };
         if let Some(origin) = cross_origin {

@@ -8,7 +8,6 @@ pub mod routes;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};
 use tooltable::ErrorKind;
-use tooltable::context::Transport;
 use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
 
@@ -18,7 +17,9 @@ use routes::Resolution;
 
 pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
-    req: Request<B>) -> HttpResponse {
+    req: Request<B>,
+    context: &RequestContext,
+) -> HttpResponse {
     let (head, body) = req.into_parts();
     let (method, path) = (head.method.as_str(), head.uri.path());
     let (route, params) = match cx.routes.resolve(method, path) {
@@ -53,7 +54,7 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         Err(e) => return body::error(StatusCode::BAD_REQUEST, e.0),
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
-    let (status, value) = match entry.call(cx.server.cx(&RequestContext::new(Transport::Rest)), Some(args)).await {
+    let (status, value) = match entry.call(cx.server.cx(context), Some(args)).await {
         Ok(Ok(Output::Json(value))) => (status, value),
         Ok(Ok(Output::Content(content))) => (status, serde_json::json!(content)),
         Ok(Err(failure)) => {

@@ -8,5 +8,6 @@ mod hostile;
 mod mcp;
 mod nest;
 mod openapi;
+mod principal;
 mod rest;
 mod support;

@@ -16,8 +16,8 @@ use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, StatusCode};
 use tokio::net::TcpListener;
 use tooltable::{Server, table};
-use tooltable_transports::http::{HttpResponse, error_response};
 use tooltable_transports::http::{Http, HttpOptions, RequestGate};
+use tooltable_transports::http::{HttpResponse, error_response};
 
 use crate::token::Token;
 use config::Config;
@@ -75,7 +75,7 @@ pub async fn run(options: HubOptions) -> Result<(), String> {
         ..HttpOptions::default()
     };
     let token = options.token.clone();
-    let gate: RequestGate = Arc::new(move |headers| refusal(token.as_ref(), headers));
+    let gate: RequestGate = Arc::new(move |headers| refusal(token.as_ref(), headers).map_or(Ok(None), Err));
     let served = Http::new(server).options(http).gate(gate).serve(listener, shutdown_signal()).await;
     reloader.abort();
     if let Some(path) = &options.discovery_file {

@@ -3,13 +3,18 @@
 //! calls send on the way travel on the session's GET stream, as a plain JSON answer's do.
 
 use hyper::StatusCode;
+use tooltable::transport::RequestContext;
 use tooltable::transport::jsonrpc::{self, Incoming, RequestId, RpcError};
 
 use super::body::{self, HttpResponse};
 use super::registry::HttpSession;
 use super::{rpc_error, with_session};
 
-pub(super) async fn post<S: Send + Sync + 'static>(http: &HttpSession<S>, bytes: &[u8]) -> HttpResponse {
+pub(super) async fn post<S: Send + Sync + 'static>(
+    http: &HttpSession<S>,
+    bytes: &[u8],
+    context: &RequestContext,
+) -> HttpResponse {
     let members = match jsonrpc::decode_batch(bytes) {
         Ok(members) => members,
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, None, &e.error),
@@ -29,7 +34,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(http: &HttpSession<S>, bytes:
     }
     // Released however the POST ends, its client gone included.
     let _held = Held { http, ids };
-    match http.session.handle_batch(members, &super::HTTP).await {
+    match http.session.handle_batch(members, context).await {
         Ok(Some(array)) => with_session(body::json_text(StatusCode::OK, array), http),
         Ok(None) => with_session(body::empty(StatusCode::ACCEPTED), http),
         Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &RpcError::internal("the session closed")),

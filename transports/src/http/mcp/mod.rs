@@ -25,14 +25,19 @@ use streams::FirstAnswer;
 pub const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
-/// What each message POSTed to `/mcp` comes with.
-const HTTP: RequestContext = RequestContext::new(tooltable::context::Transport::Http);
 
-/// Answers a request to `/mcp` from `client`'s address (which the session caps count by).
-pub async fn handle<S: Send + Sync + 'static, B: RequestBody>(
+/// Who sent a request: the client's address (which the session caps count by) and what each of
+/// its messages comes with (the principal its credentials name).
+pub(crate) struct Caller {
+    pub(crate) client: IpAddr,
+    pub(crate) context: RequestContext,
+}
+
+/// Answers a request to `/mcp`.
+pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
-    client: IpAddr,
+    caller: &Caller,
 ) -> HttpResponse {
     if req.method() != Method::POST
         && let Err(response) = check_version(req.headers())
@@ -40,9 +45,9 @@ pub async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         return response;
     }
     match *req.method() {
-        Method::POST => post(cx, req, client).await,
-        Method::GET => get(cx, &req),
-        Method::DELETE => delete(cx, &req),
+        Method::POST => post(cx, req, caller).await,
+        Method::GET => get(cx, &req, caller),
+        Method::DELETE => delete(cx, &req, caller),
         _ => {
             let mut r = body::error(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE on /mcp");
             r.headers_mut().insert(ALLOW, HeaderValue::from_static(METHODS));
@@ -75,24 +80,30 @@ fn rpc_error(status: StatusCode, id: Option<&jsonrpc::RequestId>, error: &RpcErr
     body::json_text(status, jsonrpc::error(id, error))
 }
 
-/// The session named by the request's header: 400 when missing, 404 when unknown or expired.
+/// The session named by the request's header: 400 when missing, 404 when unknown, expired, or
+/// opened by another principal (a session is bound to the caller that opened it).
 fn session<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     headers: &HeaderMap,
+    caller: &Caller,
 ) -> Result<Arc<HttpSession<S>>, HttpResponse> {
     let Some(id) = headers.get(SESSION_HEADER) else {
         return Err(body::error(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; initialize first"));
     };
     let id = id.to_str().unwrap_or("");
+    let same_caller = |http: &Arc<HttpSession<S>>| {
+        http.session.opened_by().map(|p| &p.subject) == caller.context.principal().map(|p| &p.subject)
+    };
     cx.sessions
         .get(id)
+        .filter(same_caller)
         .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
 }
 
 async fn post<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
-    client: IpAddr,
+    caller: &Caller,
 ) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
@@ -118,13 +129,13 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     };
     let bytes = body::without_bom(&bytes);
     if jsonrpc::is_batch(bytes)
-        && let Ok(http) = session(cx, &headers)
+        && let Ok(http) = session(cx, &headers, caller)
         && http.session.accepts_batches()
     {
         if let Err(response) = check_version(&headers) {
             return response;
         }
-        return batch::post(&http, bytes).await;
+        return batch::post(&http, bytes, &caller.context).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
@@ -132,11 +143,11 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             if let Err(response) = check_version(&headers) {
                 return response;
             }
-            return undecodable(cx, &headers, e).await;
+            return undecodable(cx, &headers, caller, e).await;
         }
     };
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return stateless::post(cx, &headers, message, streamable, client).await;
+        return stateless::post(cx, &headers, message, streamable, caller).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;
@@ -144,25 +155,27 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
         && !headers.contains_key(SESSION_HEADER);
     let http = if initialize {
-        match cx.sessions.create(&cx.server, client) {
+        match cx.sessions.create(&cx.server, caller.client) {
             Ok(http) => http,
             Err(e @ CreateError::Full { .. }) => return body::error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
             Err(e @ CreateError::Id(_)) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }
     } else {
-        match session(cx, &headers) {
+        match session(cx, &headers, caller) {
             Ok(http) => http,
             Err(response) => return response,
         }
     };
     let Message::Request { id, .. } = &message else {
-        http.session.handle(message, &HTTP);
+        http.session.handle(message, &caller.context);
         return with_session(body::empty(StatusCode::ACCEPTED), &http);
     };
     let id = id.clone();
     let keepalive = cx.options.sse_keepalive;
-    let response =
-        exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message, &HTTP)).await;
+    let response = exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || {
+        http.session.handle(message, &caller.context)
+    })
+    .await;
     if initialize {
         if http.session.is_initialized() {
             return with_session(response, &http);
@@ -219,9 +232,10 @@ async fn exchange<S: Send + Sync + 'static>(
 async fn undecodable<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     headers: &HeaderMap,
+    caller: &Caller,
     e: jsonrpc::DecodeError,
 ) -> HttpResponse {
-    let http = session(cx, headers).ok().filter(|http| http.session.is_initialized());
+    let http = session(cx, headers, caller).ok().filter(|http| http.session.is_initialized());
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
@@ -236,11 +250,15 @@ fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &Htt
     response
 }
 
-fn get<S: Send + Sync + 'static, B: RequestBody>(cx: &HttpContext<S>, req: &Request<B>) -> HttpResponse {
+fn get<S: Send + Sync + 'static, B: RequestBody>(
+    cx: &HttpContext<S>,
+    req: &Request<B>,
+    caller: &Caller,
+) -> HttpResponse {
     if !accepts(req.headers(), "text/event-stream") {
         return body::error(StatusCode::NOT_ACCEPTABLE, "GET /mcp opens an event stream: accept text/event-stream");
     }
-    let http = match session(cx, req.headers()) {
+    let http = match session(cx, req.headers(), caller) {
         Ok(http) => http,
         Err(response) => return response,
     };
@@ -249,8 +267,12 @@ fn get<S: Send + Sync + 'static, B: RequestBody>(cx: &HttpContext<S>, req: &Requ
     with_session(body::event_stream(events, cx.options.sse_keepalive), &http)
 }
 
-fn delete<S: Send + Sync + 'static, B: RequestBody>(cx: &HttpContext<S>, req: &Request<B>) -> HttpResponse {
-    let http = match session(cx, req.headers()) {
+fn delete<S: Send + Sync + 'static, B: RequestBody>(
+    cx: &HttpContext<S>,
+    req: &Request<B>,
+    caller: &Caller,
+) -> HttpResponse {
+    let http = match session(cx, req.headers(), caller) {
         Ok(http) => http,
         Err(response) => return response,
     };

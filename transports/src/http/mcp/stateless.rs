@@ -3,7 +3,6 @@
 //! `Mcp-Param-*` headers that mirror it; it is served by a session of its own that lives as long
 //! as its answer (a listen's stream included), so closing the stream cancels the request.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -38,7 +37,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     headers: &HeaderMap,
     message: Message,
     streamable: bool,
-    client: IpAddr,
+    caller: &super::Caller,
 ) -> HttpResponse {
     let Message::Request { id, method, params } = message else {
         // This revision defines no client notification over HTTP (closing a stream cancels).
@@ -47,13 +46,15 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     if let Err(e) = check_headers(cx, headers, &method, &params) {
         return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
     }
-    let http = cx.sessions.ephemeral(&cx.server, client);
+    let http = cx.sessions.ephemeral(&cx.server, caller.client);
     // The session lives as long as the stream; the client closing it cancels the request.
     let owner = StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>);
     let answered = Answered { status: error_status, owner: Some(owner) };
     let message = Message::Request { id: id.clone(), method, params };
-    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || http.session.handle(message, &super::HTTP))
-        .await
+    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {
+        http.session.handle(message, &caller.context)
+    })
+    .await
 }
 
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the

@@ -8,4 +8,5 @@ mod hostile;
 mod mcp;
 mod openapi;
 mod rest;
+mod revisions;
 mod support;

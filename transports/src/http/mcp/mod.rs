@@ -165,6 +165,7 @@ async fn post<S: Send + Sync + 'static>(
         exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || http.session.handle(message, &HTTP)).await;
     if initialize {
         if http.session.is_initialized() {
+            http.negotiated();
             return with_session(response, &http);
         }
         // A refused initialize leaves no session behind.

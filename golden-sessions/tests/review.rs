@@ -4,10 +4,9 @@
 
 mod support;
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use support::Scratch;
+use support::{Scratch, run_in, text};
 
 const GOLDEN: &str = env!("CARGO_BIN_EXE_golden");
 
@@ -17,22 +16,7 @@ const PAGE: &str = "# Page\n\nProse stays.\n\n<!-- generated:walkthrough session
 
 /// `golden ARGS` in `dir`, `input` on its stdin.
 fn golden(dir: &Scratch, args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(GOLDEN)
-        .args(args)
-        .current_dir(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("golden starts");
-    child.stdin.take().expect("a stdin").write_all(input.as_bytes()).expect("the answers are written");
-    let out = child.wait_with_output().expect("golden ends");
-    assert!(out.status.success(), "golden {args:?}: {}{}", text(&out.stdout), text(&out.stderr));
-    out
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    run_in(GOLDEN, dir, args, input)
 }
 
 /// A folder with sessions `a` and `b`, each with a pending change, and a page made from `ping`.

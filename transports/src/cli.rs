@@ -74,6 +74,7 @@ enum Command {
     /// Print the OpenAPI 3.1 document of the REST routes.
     Openapi,
     /// Serve Streamable HTTP at /mcp, with the REST routes and /openapi.json, on one port.
+    #[command(after_help = SERVE_ENVIRONMENT)]
     Serve(ServeArgs),
 }
 
@@ -440,6 +441,13 @@ fn with_runtime(builder: &mut Builder, run: impl FnOnce(&tokio::runtime::Runtime
 /// variable, not a flag, so the secret never shows in the process list.
 pub const STATE_KEY_ENV: &str = "TOOLTABLE_STATE_KEY";
 
+/// What `serve --help` says of the environment: the scale-out secret, which no flag names.
+const SERVE_ENVIRONMENT: &str = "Environment:
+  TOOLTABLE_STATE_KEY  The secret (16 bytes or more) that signs the state of multi-round requests
+                       (revision 2026-07-28). Give every instance behind one load balancer the
+                       same one, so that a retry may reach any of them; without it, each process
+                       signs with a random key of its own.";
+
 fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<(), String> {
     let Some(secret) = std::env::var_os(STATE_KEY_ENV) else { return Ok(()) };
     let key = tooltable::server::StateKey::from_secret(secret.as_encoded_bytes())
@@ -564,6 +572,13 @@ mod tests {
         let help = output(&["some-server", "--help"]);
         assert!(help.starts_with("Serves some things"), "{help}");
         assert!(!help.contains("tooltable"), "{help}");
+    }
+
+    #[test]
+    fn serve_help_names_the_scale_out_secret() {
+        let help = output(&["some-server", "serve", "--help"]);
+        assert!(help.contains(&format!("{STATE_KEY_ENV}  The secret")), "{help}");
+        assert!(!output(&["some-server", "--help"]).contains(STATE_KEY_ENV), "only `serve` scales out");
     }
 
     #[test]

@@ -55,3 +55,24 @@ fn the_openapi_document_uses_the_served_names() {
     names.sort();
     assert_eq!(names, ["/notes", "/notes/{noteId}", "/notes/{noteId}/text"]);
 }
+
+#[test]
+fn the_openapi_document_describes_failures_with_the_error_type() {
+    let served = Served::notes();
+    let doc = http(&served.base, "GET", "/openapi.json", &[], None).json();
+    let not_found =
+        &doc["paths"]["/notes/{noteId}"]["get"]["responses"]["404"]["content"]["application/json"]["schema"];
+    let component = not_found["anyOf"][0]["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/"));
+    let note_error = &doc["components"]["schemas"][component.unwrap_or_else(|| panic!("{not_found}"))];
+    // The body a REST caller gets is one of the cases the document lists, with every field it requires.
+    let body = http(&served.base, "GET", "/notes/99", &[], None).json();
+    let case = note_error["oneOf"]
+        .as_array()
+        .and_then(|cases| cases.iter().find(|case| case["properties"]["error"]["const"] == body["error"]));
+    let case = case.unwrap_or_else(|| panic!("{body} is none of {note_error}"));
+    let required = case["required"].as_array().unwrap();
+    assert!(
+        required.iter().all(|field| body.get(field.as_str().unwrap()).is_some()),
+        "{body} lacks one of {required:?}"
+    );
+}

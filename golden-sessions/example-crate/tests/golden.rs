@@ -7,4 +7,4 @@ fn golden() -> Golden {
     Golden::new(env!("CARGO_BIN_EXE_greeter"), concat!(env!("CARGO_MANIFEST_DIR"), "/sessions"))
 }
 
-tooltable_golden::golden_tests!(golden(), [greeting]);
+tooltable_golden::golden_tests!(golden(), [greeting, listing]);

@@ -88,7 +88,7 @@ impl Run {
         for dir in ["sessions", "docs"] {
             std::fs::create_dir_all(scratch.join(dir)).expect("a scratch crate");
         }
-        for file in ["sessions/golden.json", "sessions/greeting.session", "docs/tools.md"] {
+        for file in ["sessions/golden.json", "sessions/greeting.session", "sessions/listing.session", "docs/tools.md"] {
             std::fs::write(scratch.join(file), crate_file(file)).expect("a copy");
         }
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();

@@ -12,13 +12,15 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use support::Scratch;
+use support::{Scratch, run_in, text};
 
 const GOLDEN: &str = env!("CARGO_BIN_EXE_golden-sdk-tests");
 /// A secret of the recorder's environment, which the client also sends and the server repeats.
 const KEY_VARIABLE: &str = "GREETER_API_KEY";
 const KEY: &str = "sk-golden-0123456789";
 const BEARER: &str = "tok-golden-abcdef123456";
+/// The server after a change: another description of `greet`.
+const CHANGED: [(&str, &str); 1] = [("GREET_DESCRIPTION", "Greets a person.")];
 /// How long a process may take to say where it listens (a bound, not a measure: Python starts
 /// slowly on a loaded machine).
 const STARTING: Duration = Duration::from_secs(120);
@@ -29,10 +31,6 @@ fn python() -> PathBuf {
 
 fn script(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python").join(name).display().to_string()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The Python server's stdio command line.
@@ -52,6 +50,24 @@ fn replay_stdio(dir: &Scratch, file: &str, env: &[(&str, &str)]) -> Output {
     let server = server();
     args.extend(server.iter().map(String::as_str));
     golden(dir, &args, env)
+}
+
+/// The SDK client over stdio, in the legacy mode, greeting `name` through `golden record --out
+/// FILE` in `dir`; the client starts the recorder as its server, with the client's environment
+/// and `env` (a host's configured `env`). It must succeed.
+fn record_stdio(dir: &Scratch, file: &str, name: &str, env: &[(&str, &str)]) {
+    let session = dir.join(file).display().to_string();
+    let mut record = vec!["stdio", "--name", name, "--", GOLDEN, "record", "--out", &session, "--"];
+    let server = server();
+    record.extend(server.iter().map(String::as_str));
+    let out = Command::new(python())
+        .arg(script("client.py"))
+        .arg("legacy")
+        .args(&record)
+        .envs(env.iter().copied())
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
 }
 
 /// The SDK client, in `mode`, with `args`; it must succeed.
@@ -100,20 +116,7 @@ impl Drop for Listening {
 )]
 fn a_handshake_session_of_the_sdk_client_over_stdio_replays_and_a_changed_description_is_reviewed() {
     let dir = Scratch::new("python-stdio");
-    let session = dir.join("greet.session").display().to_string();
-    let mut record = vec!["stdio", "--name", KEY, "--", GOLDEN, "record", "--out", &session, "--"];
-    let server = server();
-    record.extend(server.iter().map(String::as_str));
-    // The client starts the recorder as its server, with the client's environment (a host's
-    // configured `env`), which holds the key.
-    let out = Command::new(python())
-        .arg(script("client.py"))
-        .arg("legacy")
-        .args(&record)
-        .env(KEY_VARIABLE, KEY)
-        .output()
-        .expect("python runs");
-    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    record_stdio(&dir, "greet.session", KEY, &[(KEY_VARIABLE, KEY)]);
     let recorded = dir.read("greet.session");
     assert!(recorded.starts_with("# Recorded by golden record from mcp"), "{recorded}");
     assert!(recorded.contains("over stdio, revision 2025-11-25."), "{recorded}");
@@ -124,8 +127,7 @@ fn a_handshake_session_of_the_sdk_client_over_stdio_replays_and_a_changed_descri
     assert!(out.status.success(), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("every answer matches"));
 
-    let changed = [("GREET_DESCRIPTION", "Greets a person.")];
-    let out = replay_stdio(&dir, "greet.session", &changed);
+    let out = replay_stdio(&dir, "greet.session", &CHANGED);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let diff = text(&out.stdout);
     assert!(diff.contains("-          \"description\": \"Greets someone by name.\","), "{diff}");
@@ -136,7 +138,7 @@ fn a_handshake_session_of_the_sdk_client_over_stdio_replays_and_a_changed_descri
     let out = golden(&dir, &["accept"], &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!dir.has("greet.session.new"));
-    assert!(replay_stdio(&dir, "greet.session", &changed).status.success(), "accepted, the changed server matches");
+    assert!(replay_stdio(&dir, "greet.session", &CHANGED).status.success(), "accepted, the changed server matches");
     assert_eq!(replay_stdio(&dir, "greet.session", &[]).status.code(), Some(1), "and the old one no longer");
 }
 
@@ -170,4 +172,50 @@ fn a_2026_07_28_session_of_the_sdk_client_over_http_replays_over_both_transports
     assert!(out.status.success(), "over HTTP: {}", text(&out.stdout));
     let out = replay_stdio(&dir, "modern.session", &[]);
     assert!(out.status.success(), "over stdio: {}", text(&out.stdout));
+}
+
+#[test]
+#[cfg_attr(
+    not(has_python_mcp),
+    ignore = "needs the official MCP Python SDK: pip install mcp==2.3.0 (see test-support)"
+)]
+fn review_and_reject_take_what_replays_against_a_changed_server_left_pending() {
+    let dir = Scratch::new("python-review");
+    record_stdio(&dir, "a.session", "Ada", &[]);
+    let recorded = dir.read("a.session");
+    for name in ["b", "c"] {
+        dir.write(&format!("{name}.session"), &recorded);
+    }
+    for name in ["a", "b", "c"] {
+        let out = replay_stdio(&dir, &format!("{name}.session"), &CHANGED);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out.stdout));
+        assert!(dir.has(&format!("{name}.session.new")), "{name}: what came back is pending");
+    }
+
+    // In file order: `a` accepted, `b` rejected, `c` skipped.
+    let out = run_in(GOLDEN, &dir, &["review"], "a\nr\ns\n");
+    let shown = text(&out.stdout);
+    for (i, name) in ["a", "b", "c"].iter().enumerate() {
+        assert!(shown.contains(&format!("({}/3) ./{name}.session.new: [a]ccept", i + 1)), "{shown}");
+    }
+    let changed = |sign: char, description: &str| {
+        shown.lines().any(|l| l.starts_with(sign) && l.contains(&format!("\"description\": \"{description}\"")))
+    };
+    assert!(
+        changed('-', "Greets someone by name.") && changed('+', "Greets a person."),
+        "each diff is shown:\n{shown}"
+    );
+    assert!(shown.contains("1 accepted, 1 rejected, 1 skipped"), "{shown}");
+    assert!(dir.read("a.session").contains("Greets a person.") && !dir.has("a.session.new"));
+    assert!(dir.read("b.session") == recorded && !dir.has("b.session.new"));
+    assert!(dir.read("c.session") == recorded && dir.has("c.session.new"), "a skipped change stays pending");
+    assert!(replay_stdio(&dir, "a.session", &CHANGED).status.success(), "accepted, `a` is the changed server's");
+    assert!(replay_stdio(&dir, "b.session", &[]).status.success(), "rejected, `b` is the server's as it was");
+
+    let out = run_in(GOLDEN, &dir, &["reject"], "");
+    assert!(text(&out.stdout).contains("rejected ./c.session.new"), "{}", text(&out.stdout));
+    assert!(!dir.has("c.session.new"));
+    assert_eq!(dir.read("c.session"), recorded);
+    assert!(replay_stdio(&dir, "c.session", &[]).status.success());
+    assert!(text(&run_in(GOLDEN, &dir, &["review"], "").stdout).contains("nothing pending in ."));
 }

@@ -1,9 +1,12 @@
-//! What the tests of the golden command share: a scratch folder removed when dropped.
+//! What the tests of the golden command share: a scratch folder removed when dropped, and the
+//! command run in it with answers on its stdin.
 
 // Each test binary uses a part of what is here.
 #![allow(dead_code)]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 /// A fresh folder under the temporary directory, removed with what it holds when dropped.
 pub struct Scratch(PathBuf);
@@ -43,4 +46,25 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// `program ARGS` (the golden command) in `dir`, `input` piped to its stdin; it must succeed.
+pub fn run_in(program: &str, dir: &Scratch, args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    child.stdin.take().expect("a stdin").write_all(input.as_bytes()).expect("the answers are written");
+    let out = child.wait_with_output().expect("the command ends");
+    assert!(out.status.success(), "{program} {args:?}: {}{}", text(&out.stdout), text(&out.stderr));
+    out
+}
+
+/// Bytes a command printed, as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }

@@ -99,3 +99,17 @@ async fn a_retry_completes_on_the_other_instance() {
     assert_eq!(round2["result"]["resultType"], "complete", "{round2}");
     assert_eq!(round2["result"]["content"][0]["text"], "Hello, Ada!");
 }
+
+/// The shared key is an environment variable, which no flag names: `serve --help` does.
+#[test]
+fn serve_help_names_the_shared_key() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .args(["serve", "--help"])
+        .output()
+        .expect("the server runs");
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    let line =
+        text.lines().find(|l| l.trim_start().starts_with("TOOLTABLE_STATE_KEY")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("secret"), "{line}");
+}

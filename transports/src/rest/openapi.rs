@@ -1,6 +1,7 @@
 //! The OpenAPI 3.1 document of a table's REST routes: operationId = tool name, summary and
 //! description from the doc comment, parameters, requestBody, and responses with their schemas,
-//! including the error shape under the status each error kind maps to.
+//! including the error bodies under the status each error kind maps to: the tool's error type's
+//! schema, when it states one, or the server's own failure body.
 
 use std::collections::BTreeMap;
 
@@ -9,10 +10,22 @@ use tooltable::ErrorKind;
 use tooltable::server::ServerInfo;
 use tooltable::tool::ToolDescriptor;
 
+/// The component of the body of the failures the server words itself.
+const ERROR: &str = "Error";
+
 /// Builds the document. Each schema's `$defs` move to `components/schemas` (a `#/$defs/..`
 /// reference would otherwise point into the document root), renamed where two differ.
 pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescriptor]) -> Value {
     let mut components = Components::default();
+    components.schemas.insert(
+        ERROR.into(),
+        json!({
+            "type": "object",
+            "description": "A failure: `error` says what went wrong; a body may add fields of its own (violations, expected, actual...). An operation whose error type states its schema answers with bodies of that schema too.",
+            "properties": { "error": { "type": "string" } },
+            "required": ["error"],
+        }),
+    );
     let mut paths: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     for tool in tools {
         let Some(rest) = &tool.rest else { continue };
@@ -94,6 +107,7 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
             }
         };
         responses.insert(rest.status.to_string(), success);
+        let failure = error_body(&mut components, tool, tools);
         // Kinds that share a status share its response, their descriptions joined.
         for kind in ErrorKind::ALL {
             let status = kind.http_status().to_string();
@@ -104,21 +118,12 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
             }
             responses.insert(
                 status,
-                json!({ "description": error_description(kind), "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }),
+                json!({ "description": error_description(kind), "content": { "application/json": { "schema": failure } } }),
             );
         }
         op.insert("responses".into(), Value::Object(responses));
         paths.entry(rest.path.clone()).or_default().insert(rest.method.to_lowercase(), Value::Object(op));
     }
-    components.schemas.insert(
-        "Error".into(),
-        json!({
-            "type": "object",
-            "description": "A failure: `error` says what went wrong; error types add their own fields (violations, expected, actual...).",
-            "properties": { "error": { "type": "string" } },
-            "required": ["error"],
-        }),
-    );
     let mut info_object = Map::new();
     info_object.insert("title".into(), json!(info.name));
     info_object.insert("version".into(), json!(info.version));
@@ -130,6 +135,35 @@ pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescr
         "info": info_object,
         "paths": paths,
         "components": { "schemas": components.schemas },
+    })
+}
+
+/// The schema of a tool's failure bodies. A tool whose error type states its schema answers with
+/// that type's bodies, and with the server's own when the request fails before the tool runs (an
+/// argument the input schema refuses, a malformed body), so with either (as MCP's outputSchema
+/// admits the error type's alongside the success value). Its component is named after the tool,
+/// or `ToolError` when several tools state the same one (a server's one error type).
+fn error_body(components: &mut Components, tool: &ToolDescriptor, tools: &[ToolDescriptor]) -> Value {
+    let server_failure = json!({ "$ref": format!("#/components/schemas/{ERROR}") });
+    let Some(schema) = &tool.error_schema else { return server_failure };
+    let stating = tools.iter().filter(|t| t.rest.is_some() && t.error_schema.as_ref() == Some(schema)).count();
+    let name = match stating {
+        1 => format!("{}Error", pascal_case(&tool.name)),
+        _ => "ToolError".to_owned(),
+    };
+    let schema = components.hoist(schema);
+    let name = components.add(&name, schema);
+    json!({ "anyOf": [{ "$ref": format!("#/components/schemas/{name}") }, server_failure] })
+}
+
+/// `get_note` as `GetNote`: a tool's name as the name of a type generated from the document.
+fn pascal_case(name: &str) -> String {
+    let words = name.split(['_', '-', '.']).filter(|w| !w.is_empty());
+    words.fold(String::new(), |mut out, word| {
+        let mut chars = word.chars();
+        out.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+        out.push_str(chars.as_str());
+        out
     })
 }
 
@@ -168,22 +202,33 @@ impl Components {
         let Some(root) = schema.as_object_mut() else { return schema };
         root.remove("$schema");
         let defs = root.remove("$defs").and_then(|d| d.as_object().cloned()).unwrap_or_default();
-        let mut renames = BTreeMap::new();
-        for (name, def) in &defs {
-            let mut unique = name.clone();
-            let mut n = 2;
-            while self.schemas.get(&unique).is_some_and(|existing| existing != def) {
-                unique = format!("{name}{n}");
-                n += 1;
-            }
-            renames.insert(name.clone(), unique);
-        }
+        let renames: BTreeMap<String, String> =
+            defs.iter().map(|(name, def)| (name.clone(), self.free_name(name, def))).collect();
         for (name, mut def) in defs {
             rewrite_refs(&mut def, &renames);
             self.schemas.insert(renames[&name].clone(), def);
         }
         rewrite_refs(&mut schema, &renames);
         schema
+    }
+
+    /// Puts `schema` under `name`, or under `name` numbered when another schema has that name;
+    /// returns the name it is under.
+    fn add(&mut self, name: &str, schema: Value) -> String {
+        let name = self.free_name(name, &schema);
+        self.schemas.insert(name.clone(), schema);
+        name
+    }
+
+    /// `name`, unless a different schema has it: then `name2`, `name3`...
+    fn free_name(&self, name: &str, schema: &Value) -> String {
+        let mut unique = name.to_owned();
+        let mut n = 2;
+        while self.schemas.get(&unique).is_some_and(|existing| existing != schema) {
+            unique = format!("{name}{n}");
+            n += 1;
+        }
+        unique
     }
 }
 
@@ -232,5 +277,36 @@ mod tests {
         let split = body("/items/{id}");
         assert_eq!(split["required"], json!([]), "`id` is in the path");
         assert!(split.get("not").is_none(), "a root rule may name what the path carries: {split}");
+    }
+
+    #[test]
+    fn failures_are_described_by_the_error_type_when_it_states_its_schema() {
+        let info = ServerInfo { name: "s".into(), version: "1".into() };
+        let shared = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": { "error": { "const": "no_such_note" }, "why": { "$ref": "#/$defs/Error" } },
+            "$defs": { "Error": { "type": "string", "description": "the error type's own" } },
+        });
+        let own = json!({ "type": "object", "properties": { "expected": { "type": "integer" } } });
+        let mut tools =
+            vec![tool("get_note", "/a"), tool("delete-note", "/b"), tool("move.note", "/c"), tool("plain", "/d")];
+        (tools[0].error_schema, tools[1].error_schema, tools[2].error_schema) =
+            (Some(shared.clone()), Some(shared), Some(own));
+        let doc = super::document(&info, None, &tools);
+        let failure = |path: &str, status: &str| {
+            doc["paths"][path]["post"]["responses"][status]["content"]["application/json"]["schema"].clone()
+        };
+        let either = |name: &str| json!({ "anyOf": [{ "$ref": format!("#/components/schemas/{name}") }, { "$ref": "#/components/schemas/Error" }] });
+        assert_eq!(failure("/a", "404"), either("ToolError"), "a schema several tools state is named for none of them");
+        assert_eq!(failure("/b", "409"), either("ToolError"));
+        assert_eq!(failure("/c", "422"), either("MoveNoteError"));
+        assert_eq!(failure("/d", "500"), json!({ "$ref": "#/components/schemas/Error" }));
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(schemas["ToolError"]["properties"]["why"]["$ref"], "#/components/schemas/Error2", "{schemas}");
+        assert_eq!(schemas["Error2"]["description"], "the error type's own");
+        assert!(schemas["ToolError"].get("$schema").is_none() && schemas["ToolError"].get("$defs").is_none());
+        assert_eq!(schemas["Error"]["required"], json!(["error"]), "the server's own failure keeps its name");
+        assert_eq!(schemas["MoveNoteError"]["properties"]["expected"]["type"], "integer");
     }
 }

@@ -10,4 +10,5 @@ mod nest;
 mod openapi;
 mod principal;
 mod rest;
+mod revisions;
 mod support;

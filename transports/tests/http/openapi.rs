@@ -1,4 +1,4 @@
-use serde_json::Value;
+use serde_json::{Value, json};
 use tooltable_transports::http::HttpOptions;
 
 use crate::support::{send, start};
@@ -24,6 +24,24 @@ async fn the_document_is_valid_openapi_31() {
         assert!(doc.pointer(pointer).is_some(), "dangling {r}");
     }
     insta::assert_json_snapshot!("openapi", doc);
+}
+
+#[tokio::test]
+async fn failures_have_the_schema_of_the_tools_error_type() {
+    let s = start(HttpOptions::default()).await;
+    let doc = send(s.addr, "GET", "/openapi.json", &[], "").await.json();
+    let failure = |path: &str, method: &str, status: &str| {
+        doc["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"].clone()
+    };
+    // `evolve` fails with a `VersionConflict`, or with the server's own body before it runs.
+    let evolve = failure("/models/{id}/evolve", "post", "409");
+    assert_eq!(evolve["anyOf"][0]["$ref"], "#/components/schemas/EvolveError", "{evolve}");
+    assert_eq!(evolve["anyOf"][1]["$ref"], "#/components/schemas/Error", "{evolve}");
+    assert_eq!(failure("/models/{id}/evolve", "post", "422"), evolve, "every failure status may carry either");
+    let conflict = &doc["components"]["schemas"]["EvolveError"];
+    assert_eq!(conflict["required"], json!(["error", "expected", "actual"]), "{conflict}");
+    // `fail` returns `tooltable::Error`, which states no schema of its own.
+    assert_eq!(failure("/fail/{kind}", "get", "409"), json!({ "$ref": "#/components/schemas/Error" }));
 }
 
 fn collect_refs(v: &Value, out: &mut Vec<String>) {

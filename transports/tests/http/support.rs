@@ -20,7 +20,8 @@ pub struct FailArgs {
     pub kind: String,
 }
 
-#[derive(Serialize)]
+/// A version conflict: the version expected and the one found.
+#[derive(Serialize, JsonSchema)]
 pub struct VersionConflict {
     pub error: &'static str,
     pub expected: String,

@@ -178,6 +178,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     .await;
     if initialize {
         if http.session.is_initialized() {
+            http.negotiated();
             return with_session(response, &http);
         }
         // A refused initialize leaves no session behind.

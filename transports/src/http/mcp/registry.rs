@@ -10,7 +10,7 @@ use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
-use super::streams::Streams;
+use super::streams::{Framing, Streams};
 
 /// One MCP session served over HTTP.
 pub struct HttpSession<S: Send + Sync + 'static> {
@@ -25,6 +25,12 @@ pub struct HttpSession<S: Send + Sync + 'static> {
 impl<S: Send + Sync + 'static> HttpSession<S> {
     pub fn streams(&self) -> MutexGuard<'_, Streams> {
         lock(&self.streams)
+    }
+
+    /// Once `initialize` is answered: the streams follow the revision the session negotiated.
+    pub fn negotiated(&self) {
+        let framing = Framing::of(self.session.protocol_version());
+        self.streams().set_framing(framing);
     }
 }
 
@@ -156,7 +162,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
         if sessions.by_id.len() >= max_sessions && !sessions.evict(None) {
             return Err(CreateError::Full { limit: max_sessions, per_client: false });
         }
-        let (session, streams) = self.session(server, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
+        // Until its revision is negotiated, the framing every revision's client reads.
+        let (session, streams) = self.session(server, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
         let last_seen = Mutex::new(Instant::now());
         let http = Arc::new(HttpSession { id, client, session, streams, last_seen });
         sessions.insert(Arc::clone(&http));
@@ -164,16 +171,17 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// A session for one request of the stateless revision: in no registry, with no id, gone when
-    /// its answer (or its listen stream) is. No GET can name it, so it keeps no events.
+    /// its answer (or its listen stream) is. No GET can name it, so it keeps no events, and its
+    /// events carry no id.
     pub fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
-        let (session, streams) = self.session(server, Resumable::Never);
+        let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
         Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: Mutex::new(Instant::now()) })
     }
 
     /// A session whose messages go to streams of its own.
-    fn session(&self, server: &Server<S>, resumable: Resumable) -> (Session<S>, Arc<Mutex<Streams>>) {
+    fn session(&self, server: &Server<S>, framing: Framing, resumable: Resumable) -> (Session<S>, Arc<Mutex<Streams>>) {
         let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
-        let streams = Streams::new(retry_ms, max_unread_event_bytes, Arc::clone(&self.logs), resumable);
+        let streams = Streams::new(framing, retry_ms, max_unread_event_bytes, Arc::clone(&self.logs), resumable);
         let streams = Arc::new(Mutex::new(streams));
         (Session::new(server, RouteToStreams(Arc::clone(&streams))), streams)
     }

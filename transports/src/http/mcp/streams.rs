@@ -1,7 +1,8 @@
 //! Where a session's outgoing messages go over HTTP. A POSTed request waits for its first message:
 //! the response alone becomes an `application/json` answer; anything before it opens an event
 //! stream on that POST. Other messages go to the GET stream. Every event is logged per stream, so a
-//! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events.
+//! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events. What an
+//! event carries besides its message depends on the revision the session speaks ([`Framing`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -9,10 +10,36 @@ use std::sync::Arc;
 use hyper::body::Bytes;
 use tokio::sync::oneshot;
 use tooltable::transport::jsonrpc::RequestId;
-use tooltable::transport::{Destination, Outgoing};
+use tooltable::transport::{Destination, Outgoing, STATELESS_VERSIONS};
 
 use super::logs::{EventLogs, GET_STREAM, LogBudget, Resumable};
 use crate::http::event_channel::{self, EventReceiver, EventSender, SendError};
+
+/// What a session's event streams carry besides its messages, by the revision it speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// Revisions before 2025-11-25: every event has an id and a message. Their clients parse each
+    /// event's data as JSON, so no event goes without data.
+    Ids,
+    /// Revision 2025-11-25: every event has an id, and a new stream first sends a priming event
+    /// (an id and `retry`, no data) that its client can resume from before any message came.
+    IdsAndPriming,
+    /// Revision 2026-07-28: streams are not resumable, so events carry no id.
+    Bare,
+}
+
+impl Framing {
+    /// The framing of a session that speaks `version`. Revisions are dates, which order as text.
+    pub fn of(version: &str) -> Framing {
+        if STATELESS_VERSIONS.contains(&version) {
+            Framing::Bare
+        } else if version >= "2025-11-25" {
+            Framing::IdsAndPriming
+        } else {
+            Framing::Ids
+        }
+    }
+}
 
 /// How a POSTed request is answered.
 pub enum FirstAnswer {
@@ -29,6 +56,7 @@ struct Waiter {
 
 /// The routing state of one HTTP session.
 pub struct Streams {
+    framing: Framing,
     retry_ms: u64,
     /// Bytes a stream's client may leave unread before the stream is closed.
     max_unread: usize,
@@ -46,8 +74,15 @@ pub struct Streams {
 }
 
 impl Streams {
-    pub fn new(retry_ms: u64, max_unread: usize, budget: Arc<LogBudget>, resumable: Resumable) -> Self {
+    pub fn new(
+        framing: Framing,
+        retry_ms: u64,
+        max_unread: usize,
+        budget: Arc<LogBudget>,
+        resumable: Resumable,
+    ) -> Self {
         Streams {
+            framing,
             retry_ms,
             max_unread,
             next_seq: 0,
@@ -59,6 +94,11 @@ impl Streams {
             logs: EventLogs::new(budget, resumable),
             undelivered_from: 0,
         }
+    }
+
+    /// The session negotiated its revision: the streams it opens from now on follow it.
+    pub fn set_framing(&mut self, framing: Framing) {
+        self.framing = framing;
     }
 
     /// Whether a request with this id is still being answered.
@@ -109,7 +149,14 @@ impl Streams {
             }
             Outgoing::Message { json, destination: Destination::Session } => self.emit(GET_STREAM, &json),
             Outgoing::CloseStream(id) => {
-                if let Some(stream) = self.stream_for(&id) {
+                // Its client resumes from an event id it holds. Without a priming event, a stream
+                // that sent nothing (or no id) stays open: closed, its client could not resume it.
+                let stream = match self.framing {
+                    Framing::IdsAndPriming => self.stream_for(&id),
+                    Framing::Ids => self.carriers.get(&id).copied(),
+                    Framing::Bare => None,
+                };
+                if let Some(stream) = stream {
                     self.live.remove(&stream);
                 }
             }
@@ -138,7 +185,9 @@ impl Streams {
         if waiter.answer.send(FirstAnswer::Stream(rx)).is_err() {
             return None;
         }
-        self.prime(&tx, stream);
+        if self.framing == Framing::IdsAndPriming {
+            self.prime(&tx, stream);
+        }
         self.live.insert(stream, tx);
         self.logs.open(stream);
         self.carriers.insert(id.clone(), stream);
@@ -155,7 +204,12 @@ impl Streams {
     fn emit(&mut self, stream: u64, json: &str) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let frame = Bytes::from(format!("id: {stream}-{seq}\nevent: message\ndata: {json}\n\n"));
+        let frame = match self.framing {
+            Framing::Bare => Bytes::from(format!("event: message\ndata: {json}\n\n")),
+            Framing::Ids | Framing::IdsAndPriming => {
+                Bytes::from(format!("id: {stream}-{seq}\nevent: message\ndata: {json}\n\n"))
+            }
+        };
         self.logs.record(stream, seq, &frame);
         let Some(tx) = self.live.get(&stream) else { return };
         match tx.send(frame) {
@@ -202,12 +256,16 @@ impl Streams {
                 }
             }
             None => {
-                self.prime(&tx, GET_STREAM);
                 self.logs.attached_get();
                 let log = self.logs.get(GET_STREAM).map(|log| &log.events);
                 let undelivered = log.into_iter().flatten().filter(|(seq, _)| *seq >= self.undelivered_from);
                 for (_, frame) in undelivered {
                     let _ = tx.replay(frame.clone());
+                }
+                // After the held events, not before: ids go in the order of the events, and
+                // resuming from any of them, the priming event's included, misses none.
+                if self.framing == Framing::IdsAndPriming {
+                    self.prime(&tx, GET_STREAM);
                 }
                 self.undelivered_from = self.next_seq;
                 self.live.insert(GET_STREAM, tx);
@@ -253,9 +311,21 @@ mod tests {
     use super::super::logs::LOG_EVENTS;
     use super::*;
 
+    /// The streams of a session of revision 2025-11-25.
     fn streams() -> Streams {
+        framed(Framing::IdsAndPriming)
+    }
+
+    fn framed(framing: Framing) -> Streams {
         let resumable = Resumable::AfterFirstGet(crate::http::mcp::logs::FIRST_GET_WINDOW);
-        Streams::new(500, 1 << 20, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable)
+        Streams::new(framing, 500, 1 << 20, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable)
+    }
+
+    /// The id of each event, and its data.
+    fn ids_and_data(frames: &[String]) -> Vec<(Option<(u64, u64)>, String)> {
+        let field = |frame: &str, name: &str| frame.lines().find_map(|l| l.strip_prefix(name)).map(str::to_owned);
+        let event = |f: &String| (field(f, "id: ").and_then(|id| parse_event_id(&id)), field(f, "data: ").unwrap());
+        frames.iter().map(event).collect()
     }
 
     fn msg(json: &str, destination: Destination) -> Outgoing {
@@ -328,10 +398,89 @@ mod tests {
         s.route(msg("{\"log\":1}", Destination::Session));
         let mut get = s.attach(None);
         let frames = drain(&mut get);
-        assert_eq!(frames.len(), 2, "priming, then the held event: {frames:?}");
-        assert!(frames[1].contains("{\"log\":1}"));
+        assert_eq!(frames, ["id: 0-0\nevent: message\ndata: {\"log\":1}\n\n", "id: 0-1\nretry: 500\ndata: \n\n"]);
         let mut again = s.attach(None);
         assert_eq!(drain(&mut again).len(), 1, "delivered events are not sent twice");
+    }
+
+    #[test]
+    fn the_priming_event_of_a_get_stream_comes_after_its_held_events_and_resumes_after_them() {
+        let mut s = streams();
+        s.route(msg("{\"log\":1}", Destination::Session));
+        s.route(msg("{\"log\":2}", Destination::Session));
+        let mut get = s.attach(None);
+        let seen = ids_and_data(&drain(&mut get));
+        let ids: Vec<(u64, u64)> = seen.iter().map(|(id, _)| id.unwrap()).collect();
+        assert!(ids.windows(2).all(|w| w[0].1 < w[1].1), "ids in the order of the events: {ids:?}");
+        assert_eq!(seen.last().unwrap().1, "", "the priming event last");
+        drop(get);
+        s.route(msg("{\"log\":3}", Destination::Session));
+        for (i, (stream, seq)) in ids.iter().enumerate() {
+            let mut resumed = s.attach(Some(&format!("{stream}-{seq}")));
+            let replayed: Vec<String> = ids_and_data(&drain(&mut resumed)).into_iter().map(|(_, data)| data).collect();
+            let mut expected: Vec<String> =
+                seen[i + 1..].iter().map(|(_, d)| d.clone()).filter(|d| !d.is_empty()).collect();
+            expected.push("{\"log\":3}".into());
+            assert_eq!(replayed, expected, "resumed after {stream}-{seq}");
+        }
+    }
+
+    #[test]
+    fn before_2025_11_25_no_event_goes_without_data() {
+        let mut s = framed(Framing::Ids);
+        s.route(msg("{\"log\":1}", Destination::Session));
+        let mut get = s.attach(None);
+        assert_eq!(drain(&mut get), ["id: 0-0\nevent: message\ndata: {\"log\":1}\n\n"]);
+        let id = RequestId::Number(1);
+        let mut rx = s.expect(id.clone(), true);
+        s.route(msg("{\"n\":1}", Destination::During(id.clone())));
+        let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
+        s.route(msg("{\"r\":1}", Destination::Response(id)));
+        assert_eq!(
+            drain(&mut events),
+            ["id: 1-1\nevent: message\ndata: {\"n\":1}\n\n", "id: 1-2\nevent: message\ndata: {\"r\":1}\n\n"]
+        );
+        assert!(drain(&mut s.attach(None)).is_empty(), "a new GET stream opens with nothing");
+    }
+
+    #[test]
+    fn before_2025_11_25_only_a_stream_that_sent_an_id_is_closed_early() {
+        let mut s = framed(Framing::Ids);
+        let quiet = RequestId::Number(1);
+        let mut rx = s.expect(quiet.clone(), true);
+        s.route(Outgoing::CloseStream(quiet.clone()));
+        s.route(msg("{\"r\":1}", Destination::Response(quiet)));
+        assert!(matches!(rx.try_recv(), Ok(FirstAnswer::Json(j)) if j == "{\"r\":1}"), "answered on its POST");
+        let talking = RequestId::Number(2);
+        let mut rx = s.expect(talking.clone(), true);
+        s.route(msg("{\"n\":2}", Destination::During(talking.clone())));
+        let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
+        s.route(Outgoing::CloseStream(talking.clone()));
+        s.route(msg("{\"r\":2}", Destination::Response(talking)));
+        let sent = drain(&mut events);
+        assert_eq!(sent, ["id: 1-0\nevent: message\ndata: {\"n\":2}\n\n"], "closed after its first event");
+        assert_eq!(drain(&mut s.attach(Some("1-0"))), ["id: 1-1\nevent: message\ndata: {\"r\":2}\n\n"]);
+    }
+
+    #[test]
+    fn a_stateless_stream_carries_messages_alone() {
+        let mut s = framed(Framing::Bare);
+        let id = RequestId::Number(1);
+        let mut rx = s.expect(id.clone(), true);
+        s.route(msg("{\"n\":1}", Destination::During(id.clone())));
+        s.route(Outgoing::CloseStream(id.clone()));
+        let Ok(FirstAnswer::Stream(mut events)) = rx.try_recv() else { panic!("a stream") };
+        s.route(msg("{\"r\":1}", Destination::Response(id)));
+        assert_eq!(drain(&mut events), ["event: message\ndata: {\"n\":1}\n\n", "event: message\ndata: {\"r\":1}\n\n"]);
+    }
+
+    #[test]
+    fn framing_follows_the_revision() {
+        assert_eq!(Framing::of("2024-11-05"), Framing::Ids);
+        assert_eq!(Framing::of("2025-03-26"), Framing::Ids);
+        assert_eq!(Framing::of("2025-06-18"), Framing::Ids);
+        assert_eq!(Framing::of("2025-11-25"), Framing::IdsAndPriming);
+        assert_eq!(Framing::of("2026-07-28"), Framing::Bare);
     }
 
     #[test]
@@ -348,8 +497,8 @@ mod tests {
         s.route(msg("{\"log\":3}", Destination::Session));
         let mut plain = s.attach(None);
         let frames = drain(&mut plain);
-        assert_eq!(frames.len(), 2, "priming, then only the event no stream took: {frames:?}");
-        assert!(frames[1].contains("{\"log\":3}"));
+        assert_eq!(frames.len(), 2, "only the event no stream took, then priming: {frames:?}");
+        assert!(frames[0].contains("{\"log\":3}"));
         for frame in &frames {
             assert!(!replayed.contains(frame), "sent twice: {frame:?}");
         }
@@ -358,7 +507,8 @@ mod tests {
     #[test]
     fn a_stream_whose_client_falls_behind_is_closed_and_resumes_from_the_log() {
         let resumable = Resumable::AfterFirstGet(crate::http::mcp::logs::FIRST_GET_WINDOW);
-        let mut s = Streams::new(500, 400, Arc::new(LogBudget::new(1 << 20, 1 << 30)), resumable);
+        let budget = Arc::new(LogBudget::new(1 << 20, 1 << 30));
+        let mut s = Streams::new(Framing::IdsAndPriming, 500, 400, budget, resumable);
         let mut get = s.attach(None);
         let pad = "x".repeat(100);
         for i in 0..5 {
@@ -383,8 +533,8 @@ mod tests {
         }
         let mut get = s.attach(None);
         let frames = drain(&mut get);
-        assert_eq!(frames.len(), 1 + LOG_EVENTS, "priming, then the newest held events");
-        assert!(frames[1].contains("{\"log\":1}"), "the oldest was dropped: {}", frames[1]);
+        assert_eq!(frames.len(), LOG_EVENTS + 1, "the newest held events, then priming");
+        assert!(frames[0].contains("{\"log\":1}"), "the oldest was dropped: {}", frames[0]);
     }
 
     #[test]

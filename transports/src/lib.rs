@@ -27,6 +27,8 @@
 //! lowers its connection cap to the open-file limit (`getrlimit`) and half-closes a refused
 //! connection with `shutdown(2)`, and `serve` stops on `SIGTERM` through Unix signals.
 
+#![deny(unreachable_pub)]
+#![warn(missing_docs, missing_debug_implementations)]
 // HTTP handlers return `Result<T, HttpResponse>`: the error is the response to send, made once per
 // request, so boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
@@ -36,5 +38,5 @@ pub mod client;
 pub mod forward;
 pub mod http;
 pub mod proxy;
-pub mod rest;
+pub(crate) mod rest;
 pub mod stdio;

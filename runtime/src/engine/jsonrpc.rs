@@ -15,6 +15,10 @@
 //! assert_eq!(error, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
 //! ```
 
+mod prefix;
+
+pub use prefix::request_id_of_prefix;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

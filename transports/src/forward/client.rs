@@ -19,7 +19,7 @@ use super::failure::{ForwardError, Reason, RemoteFailure};
 
 /// Where the remote is: `http://host[:port]`, and a path prefix every route goes under.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaseUrl {
+pub(crate) struct BaseUrl {
     /// `host:port`, as the `Host` header and the connection use it.
     authority: String,
     /// The prefix without a trailing slash (`""` or `/api`).
@@ -27,7 +27,7 @@ pub struct BaseUrl {
 }
 
 impl BaseUrl {
-    pub fn parse(url: &str) -> Result<BaseUrl, ForwardError> {
+    pub(crate) fn parse(url: &str) -> Result<BaseUrl, ForwardError> {
         let invalid = |reason: &str| ForwardError::InvalidUrl { url: url.to_owned(), reason: reason.to_owned() };
         let uri: Uri = url.parse().map_err(|e| invalid(&format!("{e}")))?;
         match uri.scheme_str() {
@@ -50,7 +50,7 @@ impl BaseUrl {
     }
 
     /// The full URL of a path and query under the prefix, as errors name it.
-    pub fn url(&self, path_and_query: &str) -> String {
+    pub(crate) fn url(&self, path_and_query: &str) -> String {
         format!("http://{}{}{path_and_query}", self.authority, self.prefix)
     }
 }
@@ -97,7 +97,7 @@ pub struct Answer {
 }
 
 /// Headers a request carries besides the client's own (`Accept` among them replaces its default).
-pub type Extra<'a> = &'a [(HeaderName, HeaderValue)];
+pub(crate) type Extra<'a> = &'a [(HeaderName, HeaderValue)];
 
 /// An answer whose body is still arriving (an event stream), with the connection that carries it.
 pub struct Streaming {

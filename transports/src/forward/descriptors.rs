@@ -13,7 +13,7 @@ use super::request::BodyShape;
 
 /// Lays each descriptor over the tool of its name; a descriptor with no such tool is ignored (it
 /// has no REST route, so there is nowhere to forward it).
-pub fn apply(reading: &mut Reading, descriptors: &Value) -> Result<(), String> {
+pub(super) fn apply(reading: &mut Reading, descriptors: &Value) -> Result<(), String> {
     let tools = descriptors.as_array().ok_or("the descriptors are not a JSON array of tools")?;
     for tool in tools {
         let name = tool.get("name").and_then(Value::as_str).ok_or("a descriptor has no `name`")?;

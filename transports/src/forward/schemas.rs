@@ -8,14 +8,14 @@ const COMPONENTS: &str = "#/components/schemas/";
 
 /// The definitions one tool's schemas reach, collected while their references are rewritten.
 #[derive(Debug, Default)]
-pub struct Defs {
+pub(super) struct Defs {
     pub defs: Map<String, Value>,
 }
 
 impl Defs {
     /// `schema` with its references rewritten; the definitions it reaches join `self`. A
     /// reference outside `#/components/schemas` (another document, another section) is refused.
-    pub fn carry(&mut self, document: &Value, schema: &Value) -> Result<Value, String> {
+    pub(super) fn carry(&mut self, document: &Value, schema: &Value) -> Result<Value, String> {
         let mut schema = schema.clone();
         let mut pending = rewrite(&mut schema)?;
         while let Some(name) = pending.pop() {
@@ -33,7 +33,7 @@ impl Defs {
 
     /// The root schema `schema` stands for: a reference to a component is replaced by the
     /// component itself (so its `type` shows at the root), other schemas are carried as they are.
-    pub fn carry_root(&mut self, document: &Value, schema: &Value) -> Result<Value, String> {
+    pub(super) fn carry_root(&mut self, document: &Value, schema: &Value) -> Result<Value, String> {
         let target = schema
             .get("$ref")
             .and_then(Value::as_str)
@@ -44,7 +44,7 @@ impl Defs {
     }
 
     /// `schema` with the collected definitions as its `$defs` (none when there are none).
-    pub fn attach(&self, mut schema: Value) -> Value {
+    pub(super) fn attach(&self, mut schema: Value) -> Value {
         if let (Some(root), false) = (schema.as_object_mut(), self.defs.is_empty()) {
             root.insert("$defs".into(), Value::Object(self.defs.clone()));
         }

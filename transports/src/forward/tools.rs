@@ -16,7 +16,7 @@ use super::openapi::Forwarded;
 use super::request::RouteTemplate;
 
 /// The tool of one remote operation.
-pub fn tool<S: Send + Sync + 'static>(
+pub(super) fn tool<S: Send + Sync + 'static>(
     client: &Arc<Client>,
     forwarded: &Forwarded,
     hook: Option<&Arc<dyn Hook>>,

@@ -13,10 +13,10 @@ use sha2::{Digest, Sha256};
 use super::body::{self, HttpResponse};
 
 /// What a refused request is told; the same whether the header was missing or wrong.
-pub const REFUSAL: &str = "Missing or invalid API key";
+pub(super) const REFUSAL: &str = "Missing or invalid API key";
 
 /// The path answered without a key, so a load balancer or supervisor can probe the server.
-pub const HEALTH_PATH: &str = "/health";
+pub(super) const HEALTH_PATH: &str = "/health";
 
 /// A key clients must present. Only its digest is kept.
 #[derive(Clone, PartialEq, Eq)]
@@ -82,7 +82,7 @@ impl std::fmt::Debug for ApiKey {
 }
 
 /// `GET /health`: `{"status": "ok"}`, with or without a key.
-pub fn health() -> HttpResponse {
+pub(super) fn health() -> HttpResponse {
     body::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
 }
 

@@ -95,7 +95,7 @@ impl<B: Body<Data = Bytes, Error: Into<BoxError>> + Send + 'static> RequestBody 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A response with a whole body.
-pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
+pub(crate) fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
     let mut response = Response::new(ResponseBody::Full(Full::new(body.into())));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -103,12 +103,12 @@ pub fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Byt
 }
 
 /// A JSON response.
-pub fn json(status: StatusCode, body: &Value) -> HttpResponse {
+pub(crate) fn json(status: StatusCode, body: &Value) -> HttpResponse {
     bytes(status, "application/json", serde_json::to_vec(body).unwrap_or_default())
 }
 
 /// A JSON response from text that already is JSON.
-pub fn json_text(status: StatusCode, text: String) -> HttpResponse {
+pub(crate) fn json_text(status: StatusCode, text: String) -> HttpResponse {
     bytes(status, "application/json", text)
 }
 
@@ -118,7 +118,7 @@ pub fn error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
 }
 
 /// A response with no body.
-pub fn empty(status: StatusCode) -> HttpResponse {
+pub(crate) fn empty(status: StatusCode) -> HttpResponse {
     let mut response = Response::new(ResponseBody::Full(Full::new(Bytes::new())));
     *response.status_mut() = status;
     response
@@ -126,12 +126,12 @@ pub fn empty(status: StatusCode) -> HttpResponse {
 
 /// An event stream fed by `events`, with a keepalive comment after each `keepalive` without an
 /// event; it ends when every sender is dropped.
-pub fn event_stream(events: EventReceiver, keepalive: Duration) -> HttpResponse {
+pub(crate) fn event_stream(events: EventReceiver, keepalive: Duration) -> HttpResponse {
     owned_event_stream(events, keepalive, None)
 }
 
 /// [`event_stream`], keeping `owner` alive until the stream ends or the client closes it.
-pub fn owned_event_stream(events: EventReceiver, keepalive: Duration, owner: Option<StreamOwner>) -> HttpResponse {
+pub(crate) fn owned_event_stream(events: EventReceiver, keepalive: Duration, owner: Option<StreamOwner>) -> HttpResponse {
     let period = keepalive.max(Duration::from_millis(1));
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -145,7 +145,7 @@ pub fn owned_event_stream(events: EventReceiver, keepalive: Duration, owner: Opt
 /// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it, or one
 /// that takes longer than `timeout` to arrive (408). Either refusal closes the connection: the rest
 /// of the body is never read.
-pub async fn read_limited<B: RequestBody>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
+pub(crate) async fn read_limited<B: RequestBody>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
     let refused = |status, message: String| {
         let mut response = error(status, message);
         response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
@@ -166,21 +166,21 @@ const SMALL_BODY: usize = 64 * 1024;
 
 /// Bytes of request bodies being parsed at once. Parsed JSON takes many times its text in memory,
 /// so large bodies take turns: one waits (up to `wait`) for others to finish, then gets a 503.
-pub struct ParseBudget {
+pub(crate) struct ParseBudget {
     bytes: Semaphore,
     total: usize,
     wait: Duration,
 }
 
 impl ParseBudget {
-    pub fn new(total: usize, wait: Duration) -> Self {
+    pub(crate) fn new(total: usize, wait: Duration) -> Self {
         // `acquire_many` counts in u32.
         let total = total.clamp(1, u32::MAX as usize);
         ParseBudget { bytes: Semaphore::new(total), total, wait }
     }
 
     /// Reserves room to parse `len` bytes, held while the permit lives (`None` for a small body).
-    pub async fn reserve(&self, len: usize) -> Result<Option<SemaphorePermit<'_>>, HttpResponse> {
+    pub(crate) async fn reserve(&self, len: usize) -> Result<Option<SemaphorePermit<'_>>, HttpResponse> {
         if len <= SMALL_BODY {
             return Ok(None);
         }
@@ -200,7 +200,7 @@ impl ParseBudget {
 }
 
 /// A body without the UTF-8 byte order mark some clients put first.
-pub fn without_bom(bytes: &[u8]) -> &[u8] {
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 

@@ -26,7 +26,7 @@ const REFUSAL_TIMEOUT: Duration = Duration::from_secs(1);
 /// Pauses between failed accepts: doubling from 10 ms to 1 s, so a full descriptor table is
 /// neither spun on nor logged every few milliseconds.
 #[derive(Debug, Default)]
-pub struct Backoff {
+pub(super) struct Backoff {
     failures: u32,
 }
 
@@ -35,20 +35,20 @@ impl Backoff {
     const MAX: Duration = Duration::from_secs(1);
 
     /// The pause after one more failure, and whether this failure starts a burst (the one logged).
-    pub fn failed(&mut self) -> (Duration, bool) {
+    pub(super) fn failed(&mut self) -> (Duration, bool) {
         let pause = Self::FIRST.saturating_mul(1 << self.failures.min(10)).min(Self::MAX);
         self.failures = self.failures.saturating_add(1);
         (pause, self.failures == 1)
     }
 
     /// Ends a burst; returns how many failures it had.
-    pub fn succeeded(&mut self) -> u32 {
+    pub(super) fn succeeded(&mut self) -> u32 {
         std::mem::take(&mut self.failures)
     }
 }
 
 /// The next connection, retrying failed accepts (out of descriptors and the like) with backoff.
-pub async fn accept(listener: &TcpListener, backoff: &mut Backoff) -> (TcpStream, SocketAddr) {
+pub(super) async fn accept(listener: &TcpListener, backoff: &mut Backoff) -> (TcpStream, SocketAddr) {
     loop {
         match listener.accept().await {
             Ok(accepted) => {
@@ -70,7 +70,7 @@ pub async fn accept(listener: &TcpListener, backoff: &mut Backoff) -> (TcpStream
 }
 
 /// The connection cap actually applied: `requested`, lowered to what the descriptor limit leaves.
-pub fn effective_cap(requested: usize) -> usize {
+pub(super) fn effective_cap(requested: usize) -> usize {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes one rlimit we own.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
@@ -89,13 +89,13 @@ pub fn effective_cap(requested: usize) -> usize {
 }
 
 /// Answers a connection over the cap with a 503 and closes it, without holding up accepts.
-pub struct Refusals {
+pub(super) struct Refusals {
     lingering: Arc<Semaphore>,
     response: Arc<[u8]>,
 }
 
 impl Refusals {
-    pub fn new(cap: usize) -> Self {
+    pub(super) fn new(cap: usize) -> Self {
         let body = serde_json::json!({
             "error": format!("the server is at its limit of {cap} open connections; retry later")
         })
@@ -108,7 +108,7 @@ impl Refusals {
         Refusals { lingering: Arc::new(Semaphore::new(MAX_REFUSALS)), response: response.into_bytes().into() }
     }
 
-    pub fn refuse(&self, stream: TcpStream) {
+    pub(super) fn refuse(&self, stream: TcpStream) {
         // The answer is small: the socket nearly always takes it at once. What the client already
         // sent is read first, so that closing is a clean end rather than a reset that can discard
         // the answer before the client reads it.
@@ -142,14 +142,14 @@ async fn linger(mut stream: TcpStream, unwritten: Option<Arc<[u8]>>) -> io::Resu
 
 /// A stream whose writes fail once they have made no progress for `limit`: a client that stops
 /// reading its responses (or its event stream) is let go instead of holding memory forever.
-pub struct StallGuard<T> {
+pub(super) struct StallGuard<T> {
     inner: T,
     limit: Duration,
     stalled: Option<Pin<Box<Sleep>>>,
 }
 
 impl<T> StallGuard<T> {
-    pub fn new(inner: T, limit: Duration) -> Self {
+    pub(super) fn new(inner: T, limit: Duration) -> Self {
         StallGuard { inner, limit, stalled: None }
     }
 

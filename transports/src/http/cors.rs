@@ -19,7 +19,7 @@ const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version";
 const MAX_AGE_SECS: &str = "600";
 
 /// The request's origin when it may call cross-origin: one `Origin` header, named in the policy.
-pub fn allowed_origin(access: &AccessPolicy, headers: &HeaderMap) -> Option<HeaderValue> {
+pub(super) fn allowed_origin(access: &AccessPolicy, headers: &HeaderMap) -> Option<HeaderValue> {
     let mut origins = headers.get_all(header::ORIGIN).iter();
     let origin = origins.next()?;
     if origins.next().is_some() {
@@ -30,7 +30,7 @@ pub fn allowed_origin(access: &AccessPolicy, headers: &HeaderMap) -> Option<Head
 
 /// The answer to `OPTIONS` on a path serving `methods`: a preflight's when the origin is allowed,
 /// a 403 naming the flag when it is not, and plain `Allow` otherwise.
-pub fn options(methods: &str, headers: &HeaderMap, origin_allowed: bool) -> HttpResponse {
+pub(super) fn options(methods: &str, headers: &HeaderMap, origin_allowed: bool) -> HttpResponse {
     let preflight = headers.contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
     if preflight && !origin_allowed {
         let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()).unwrap_or("");
@@ -53,7 +53,7 @@ pub fn options(methods: &str, headers: &HeaderMap, origin_allowed: bool) -> Http
 }
 
 /// Lets a browser at `origin` read the response and its session headers.
-pub fn allow(response: &mut HttpResponse, origin: HeaderValue) {
+pub(super) fn allow(response: &mut HttpResponse, origin: HeaderValue) {
     let h = response.headers_mut();
     h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED_HEADERS));

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 /// Why an event was not queued.
 #[derive(Debug, PartialEq, Eq)]
-pub enum SendError {
+pub(super) enum SendError {
     /// The client has this many bytes still unread, and the event would take it past the bound.
     Behind { unread: usize },
     /// The stream is gone.
@@ -21,14 +21,14 @@ pub enum SendError {
 
 /// A channel whose reader may lag at most `bound` bytes behind (an event larger than the bound
 /// still passes when nothing else waits).
-pub fn channel(bound: usize) -> (EventSender, EventReceiver) {
+pub(super) fn channel(bound: usize) -> (EventSender, EventReceiver) {
     let (tx, rx) = mpsc::unbounded_channel();
     let unread = Arc::new(AtomicUsize::new(0));
     (EventSender { tx, unread: Arc::clone(&unread), bound }, EventReceiver { rx, unread })
 }
 
 #[derive(Debug)]
-pub struct EventSender {
+pub(super) struct EventSender {
     tx: mpsc::UnboundedSender<Bytes>,
     unread: Arc<AtomicUsize>,
     bound: usize,
@@ -36,7 +36,7 @@ pub struct EventSender {
 
 impl EventSender {
     /// Queues a live event, unless the reader is too far behind.
-    pub fn send(&self, frame: Bytes) -> Result<(), SendError> {
+    pub(super) fn send(&self, frame: Bytes) -> Result<(), SendError> {
         let unread = self.unread.load(Ordering::Acquire);
         if unread > 0 && unread + frame.len() > self.bound {
             return Err(SendError::Behind { unread });
@@ -46,7 +46,7 @@ impl EventSender {
 
     /// Queues an event whatever the reader's lag: the priming event, and a replay from the log,
     /// which the log's own budget bounds.
-    pub fn replay(&self, frame: Bytes) -> Result<(), SendError> {
+    pub(super) fn replay(&self, frame: Bytes) -> Result<(), SendError> {
         let len = frame.len();
         self.unread.fetch_add(len, Ordering::AcqRel);
         self.tx.send(frame).map_err(|_| {
@@ -55,7 +55,7 @@ impl EventSender {
         })
     }
 
-    pub fn is_closed(&self) -> bool {
+    pub(super) fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
 }

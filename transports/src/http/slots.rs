@@ -17,7 +17,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 /// How long a new connection waits for the one closed for it to let go of its slot.
 const EVICTION_WAIT: Duration = Duration::from_millis(200);
 
-pub struct Slots {
+pub(super) struct Slots {
     free: Arc<Semaphore>,
     open: Mutex<HashMap<u64, Arc<Connection>>>,
     next_id: AtomicU64,
@@ -25,7 +25,7 @@ pub struct Slots {
 }
 
 /// One open connection, as the cap sees it.
-pub struct Connection {
+pub(super) struct Connection {
     id: u64,
     in_flight: AtomicUsize,
     /// Requests in flight whose body is still arriving.
@@ -37,14 +37,14 @@ pub struct Connection {
 }
 
 /// A connection's place under the cap, given back when it drops.
-pub struct Slot {
+pub(super) struct Slot {
     slots: Arc<Slots>,
     pub connection: Arc<Connection>,
     _permit: OwnedSemaphorePermit,
 }
 
 impl Slots {
-    pub fn new(cap: usize) -> Arc<Self> {
+    pub(super) fn new(cap: usize) -> Arc<Self> {
         Arc::new(Slots {
             free: Arc::new(Semaphore::new(cap)),
             open: Mutex::new(HashMap::new()),
@@ -55,7 +55,7 @@ impl Slots {
 
     /// A slot for a new connection: a free one, or the one of the connection idle longest, closed
     /// for it; `None` when every connection has a request in flight.
-    pub async fn claim(self: &Arc<Self>) -> Option<Slot> {
+    pub(super) async fn claim(self: &Arc<Self>) -> Option<Slot> {
         if let Ok(permit) = Arc::clone(&self.free).try_acquire_owned() {
             return Some(self.place(permit));
         }
@@ -100,19 +100,19 @@ impl Drop for Slot {
 
 impl Connection {
     /// Resolves when the connection is closed to make room for another.
-    pub async fn closed_for_room(&self) {
+    pub(super) async fn closed_for_room(&self) {
         self.closing.notified().await;
     }
 
     /// A request began: it is in flight until the guard (or the response body it is moved into)
     /// is dropped.
-    pub fn begin(self: &Arc<Self>) -> Busy {
+    pub(super) fn begin(self: &Arc<Self>) -> Busy {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         Busy(Arc::clone(self))
     }
 
     /// A request's body, counted as still arriving until it ends (or is dropped unread).
-    pub fn receive<B: Body>(self: &Arc<Self>, body: B) -> Receiving<B> {
+    pub(super) fn receive<B: Body>(self: &Arc<Self>, body: B) -> Receiving<B> {
         if body.is_end_stream() {
             return Receiving { body, connection: None };
         }
@@ -131,11 +131,11 @@ impl Connection {
 }
 
 /// A request in flight on its connection, until dropped.
-pub struct Busy(Arc<Connection>);
+pub(super) struct Busy(Arc<Connection>);
 
 impl Busy {
     /// Keeps the request in flight until its response body is sent (or dropped).
-    pub fn carrying<B>(self, body: B) -> InFlight<B> {
+    pub(super) fn carrying<B>(self, body: B) -> InFlight<B> {
         InFlight { body, _busy: self }
     }
 }
@@ -149,7 +149,7 @@ impl Drop for Busy {
 }
 
 /// A response body whose request counts as in flight until the body is sent (or dropped).
-pub struct InFlight<B> {
+pub(super) struct InFlight<B> {
     body: B,
     _busy: Busy,
 }
@@ -172,7 +172,7 @@ impl<B: Body + Unpin> Body for InFlight<B> {
 }
 
 /// A request body; while it is still arriving, its connection may be closed to make room.
-pub struct Receiving<B> {
+pub(super) struct Receiving<B> {
     body: B,
     connection: Option<Arc<Connection>>,
 }

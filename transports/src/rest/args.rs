@@ -13,7 +13,7 @@ use super::routes::Route;
 
 /// A request whose arguments cannot be assembled (400).
 #[derive(Debug, PartialEq, Eq)]
-pub struct ArgsError(pub String);
+pub(crate) struct ArgsError(pub String);
 
 /// What a value given as text converts to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,10 +38,10 @@ const TEXT: ParamType = ParamType { kind: Kind::Text, array: false };
 /// How each argument given as text (a path parameter, a query value) converts, read from the
 /// input schema once, when the routes are built; a name the schema does not list stays text.
 #[derive(Debug, Default)]
-pub struct ParamTypes(Vec<(String, ParamType)>);
+pub(crate) struct ParamTypes(Vec<(String, ParamType)>);
 
 impl ParamTypes {
-    pub fn of(schema: &Value) -> Self {
+    pub(crate) fn of(schema: &Value) -> Self {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return ParamTypes::default();
         };
@@ -77,7 +77,7 @@ fn kind(json_type: &str) -> Kind {
     }
 }
 
-pub fn assemble(
+pub(crate) fn assemble(
     route: &Route,
     path: BTreeMap<String, String>,
     query: Option<&str>,

@@ -1,9 +1,9 @@
 //! REST: every tool with a `rest` route served at it, from the same table as MCP. Errors are
 //! JSON with the status their kind maps to (the one mapping, also shown in `/openapi.json`).
 
-pub mod args;
-pub mod openapi;
-pub mod routes;
+pub(crate) mod args;
+pub(crate) mod openapi;
+pub(crate) mod routes;
 
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Request, StatusCode};

@@ -15,7 +15,7 @@ const ERROR: &str = "Error";
 
 /// Builds the document. Each schema's `$defs` move to `components/schemas` (a `#/$defs/..`
 /// reference would otherwise point into the document root), renamed where two differ.
-pub fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescriptor]) -> Value {
+pub(crate) fn document(info: &ServerInfo, description: Option<&str>, tools: &[ToolDescriptor]) -> Value {
     let mut components = Components::default();
     components.schemas.insert(
         ERROR.into(),

@@ -8,7 +8,7 @@ use super::args::ParamTypes;
 
 /// One route: the tool it calls, its path split into segments, and how its arguments given as
 /// text convert.
-pub struct Route {
+pub(crate) struct Route {
     pub tool: String,
     pub rest: RestRoute,
     pub param_types: ParamTypes,
@@ -21,17 +21,17 @@ enum Segment {
 }
 
 /// What a request path and method resolve to.
-pub enum Resolution<'a> {
+pub(crate) enum Resolution<'a> {
     Found(&'a Route, BTreeMap<String, String>),
     /// The path exists, but not for this method: the methods it has.
     WrongMethod(Vec<&'a str>),
     NotFound,
 }
 
-pub struct Routes(Vec<Route>);
+pub(crate) struct Routes(Vec<Route>);
 
 impl Routes {
-    pub fn new(descriptors: &[ToolDescriptor]) -> Self {
+    pub(crate) fn new(descriptors: &[ToolDescriptor]) -> Self {
         let routes = descriptors
             .iter()
             .filter_map(|d| {
@@ -52,7 +52,7 @@ impl Routes {
     /// templates that match, the most specific wins (at the first segment where two differ, a
     /// literal beats a parameter), so `/models/count` beats `/models/{id}` whatever the
     /// declaration order, and `DELETE /models/count` is a wrong method, not a delete of `count`.
-    pub fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {
+    pub(crate) fn resolve(&self, method: &str, path: &str) -> Resolution<'_> {
         let parts = request_segments(path);
         let Some(best) =
             self.0.iter().filter(|r| r.matches(&parts)).max_by(|a, b| a.literal_positions().cmp(b.literal_positions()))

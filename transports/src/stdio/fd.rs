@@ -20,7 +20,7 @@ fn retrying(mut f: impl FnMut() -> isize) -> io::Result<usize> {
 
 /// Waits until `fd` is ready for `events` (`libc::POLLIN`, `libc::POLLOUT`), or `timeout_ms` passes
 /// (-1: no limit). Hang-ups and errors count as ready: the next read or write reports them.
-pub fn wait(fd: RawFd, events: libc::c_short, timeout_ms: libc::c_int) -> io::Result<()> {
+pub(super) fn wait(fd: RawFd, events: libc::c_short, timeout_ms: libc::c_int) -> io::Result<()> {
     let mut poll = libc::pollfd { fd, events, revents: 0 };
     // SAFETY: one pollfd we own, for the duration of the call.
     retrying(|| unsafe { libc::poll(&mut poll, 1, timeout_ms) } as isize).map(drop)
@@ -28,7 +28,7 @@ pub fn wait(fd: RawFd, events: libc::c_short, timeout_ms: libc::c_int) -> io::Re
 
 /// Waits up to `timeout_ms` for `fd` to hang up or fail (a pipe whose reader is gone, a closed
 /// terminal or socket); true when it has. Nothing else wakes it: no readiness is asked for.
-pub fn hung_up(fd: RawFd, timeout_ms: libc::c_int) -> io::Result<bool> {
+pub(super) fn hung_up(fd: RawFd, timeout_ms: libc::c_int) -> io::Result<bool> {
     let mut poll = libc::pollfd { fd, events: 0, revents: 0 };
     // SAFETY: one pollfd we own, for the duration of the call.
     retrying(|| unsafe { libc::poll(&mut poll, 1, timeout_ms) } as isize)?;
@@ -36,7 +36,7 @@ pub fn hung_up(fd: RawFd, timeout_ms: libc::c_int) -> io::Result<bool> {
 }
 
 /// Writes what the descriptor takes now; `WouldBlock` when it takes nothing.
-pub fn write(fd: RawFd, data: &[u8]) -> io::Result<usize> {
+pub(super) fn write(fd: RawFd, data: &[u8]) -> io::Result<usize> {
     // SAFETY: writes at most `data.len()` bytes from a slice we borrow.
     retrying(|| unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) })
 }
@@ -44,7 +44,7 @@ pub fn write(fd: RawFd, data: &[u8]) -> io::Result<usize> {
 /// A descriptor read with blocking reads. Should it be in non-blocking mode (it shares its open
 /// file with a non-blocking standard output: a terminal, a socket), a read that would block
 /// waits in `poll` instead.
-pub struct BlockingReader(pub RawFd);
+pub(super) struct BlockingReader(pub RawFd);
 
 impl io::Read for BlockingReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -59,13 +59,13 @@ impl io::Read for BlockingReader {
 }
 
 /// A borrowed descriptor switched to non-blocking mode; its flags are put back on drop.
-pub struct NonBlocking {
+pub(super) struct NonBlocking {
     fd: RawFd,
     saved_flags: libc::c_int,
 }
 
 impl NonBlocking {
-    pub fn set(fd: RawFd) -> io::Result<NonBlocking> {
+    pub(super) fn set(fd: RawFd) -> io::Result<NonBlocking> {
         // SAFETY: fcntl on a descriptor the caller keeps open; no memory is passed.
         let saved_flags = check(unsafe { libc::fcntl(fd, libc::F_GETFL) } as isize)? as libc::c_int;
         // SAFETY: as above.
@@ -73,7 +73,7 @@ impl NonBlocking {
         Ok(NonBlocking { fd, saved_flags })
     }
 
-    pub fn fd(&self) -> RawFd {
+    pub(super) fn fd(&self) -> RawFd {
         self.fd
     }
 }

@@ -5,7 +5,7 @@ use std::io::BufRead;
 
 /// One item read from the stream.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line<'a> {
+pub(super) enum Line<'a> {
     /// A complete line, without its `\n` (a trailing `\r` is removed too).
     Message(&'a [u8]),
     /// A line over the limit was skipped: `len` bytes of it were read, and `head` is its start.
@@ -16,7 +16,7 @@ pub enum Line<'a> {
 const HEAD_BYTES: usize = 64 * 1024;
 
 /// Reads lines of at most `max` bytes.
-pub struct LineReader<R> {
+pub(super) struct LineReader<R> {
     reader: R,
     max: usize,
     line: Vec<u8>,
@@ -25,12 +25,12 @@ pub struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
-    pub fn new(reader: R, max: usize) -> Self {
+    pub(super) fn new(reader: R, max: usize) -> Self {
         LineReader { reader, max, line: Vec::new(), skipping: None }
     }
 
     /// The next line, or `None` at the end of the stream.
-    pub fn next(&mut self) -> std::io::Result<Option<Line<'_>>> {
+    pub(super) fn next(&mut self) -> std::io::Result<Option<Line<'_>>> {
         self.line.clear();
         loop {
             let available = self.reader.fill_buf()?;

@@ -9,7 +9,6 @@
 mod fd;
 mod lines;
 mod output;
-pub mod partial;
 
 use std::io::BufReader;
 use std::time::Duration;
@@ -125,7 +124,7 @@ fn read_lines<S: Send + Sync + 'static>(
                     "message of {len}+ bytes exceeds the line limit of {max_line_bytes} bytes; it was skipped"
                 ));
                 // Answered with the request's id when its start names one, so no client waits on it.
-                match partial::request_id(head.strip_prefix(BOM).unwrap_or(head)) {
+                match tooltable::transport::jsonrpc::request_id_of_prefix(head.strip_prefix(BOM).unwrap_or(head)) {
                     Some(id) => {
                         output.send(Outgoing::message(jsonrpc::error(Some(&id), &e), Destination::Response(id)))
                     }

@@ -17,7 +17,7 @@ use super::fd::{self, NonBlocking};
 
 /// The writing end; clones share one backlog.
 #[derive(Clone)]
-pub struct LineSink(Arc<Shared>);
+pub(super) struct LineSink(Arc<Shared>);
 
 struct Shared {
     out: NonBlocking,
@@ -50,7 +50,7 @@ fn lost() -> io::Error {
 
 impl LineSink {
     /// Puts `fd` in non-blocking mode (until the sink is dropped) and starts the flusher.
-    pub fn open(fd: RawFd) -> io::Result<LineSink> {
+    pub(super) fn open(fd: RawFd) -> io::Result<LineSink> {
         let shared = Arc::new(Shared {
             out: NonBlocking::set(fd)?,
             state: Mutex::new(State::default()),
@@ -67,12 +67,12 @@ impl LineSink {
 
     /// Runs `f` once the client closes its end of the descriptor (not when a write finds it
     /// closed: the writer may hold locks `f` needs).
-    pub fn on_hangup(&self, f: impl FnOnce() + Send + 'static) {
+    pub(super) fn on_hangup(&self, f: impl FnOnce() + Send + 'static) {
         *self.0.on_hangup.lock().unwrap_or_else(|p| p.into_inner()) = Some(Box::new(f));
     }
 
     /// Returns once at most `bound` bytes wait for the client to read them (or writing failed).
-    pub fn wait_for_room(&self, bound: usize) {
+    pub(super) fn wait_for_room(&self, bound: usize) {
         if self.0.unread.load(Ordering::Acquire) <= bound {
             return;
         }
@@ -83,14 +83,14 @@ impl LineSink {
     }
 
     /// Whether writing failed (the client closed its end of stdout): nothing more can be answered.
-    pub fn is_broken(&self) -> bool {
+    pub(super) fn is_broken(&self) -> bool {
         let state = self.0.lock();
         state.error.is_some() || state.hung_up
     }
 
     /// Stops taking messages, waits up to `grace` for the backlog to be read, and reports the
     /// first write error, or a timeout when the client stopped reading.
-    pub fn finish(&self, grace: Duration) -> io::Result<()> {
+    pub(super) fn finish(&self, grace: Duration) -> io::Result<()> {
         let deadline = Instant::now() + grace;
         let mut state = self.0.lock();
         state.closed = true;

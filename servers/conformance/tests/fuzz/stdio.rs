@@ -83,7 +83,7 @@ fn expected_answers(input: &[u8]) -> BTreeMap<RequestId, usize> {
             // Skipped, but answered with the id its start names (the server keeps that much).
             let head = &raw[..MAX_LINE];
             let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-            if let Some(id) = tooltable_transports::stdio::partial::request_id(head) {
+            if let Some(id) = jsonrpc::request_id_of_prefix(head) {
                 *expected.entry(id).or_default() += 1;
             }
             continue;

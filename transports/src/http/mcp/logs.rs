@@ -12,20 +12,20 @@ use std::time::{Duration, Instant};
 use hyper::body::Bytes;
 
 /// The standalone stream opened by GET.
-pub const GET_STREAM: u64 = 0;
+pub(crate) const GET_STREAM: u64 = 0;
 /// Events kept per stream, and finished streams kept for late reconnections.
-pub const LOG_EVENTS: usize = 1024;
+pub(crate) const LOG_EVENTS: usize = 1024;
 const LOG_STREAMS: usize = 64;
 /// Before a session's first GET nobody can resume its standalone stream; only this much is held
 /// for that first GET to pick up, and only for [`FIRST_GET_WINDOW`].
 const HELD_BEFORE_FIRST_GET: usize = 64 * 1024;
 /// How long after it starts a session's standalone-stream events wait for its first GET (a client
 /// opens it right after `notifications/initialized`); past it a session without one holds nothing.
-pub const FIRST_GET_WINDOW: Duration = Duration::from_secs(10);
+pub(crate) const FIRST_GET_WINDOW: Duration = Duration::from_secs(10);
 
 /// Whether a client can ever resume a session's streams, and so whether events are kept.
 #[derive(Debug, Clone, Copy)]
-pub enum Resumable {
+pub(crate) enum Resumable {
     /// No GET can name the session (it has no id): nothing is kept.
     Never,
     /// A GET with `Last-Event-ID` can; standalone-stream events wait this long for the first GET.
@@ -34,14 +34,14 @@ pub enum Resumable {
 
 /// Bytes of kept events: each session's own bound, and one total shared by the whole server.
 #[derive(Debug)]
-pub struct LogBudget {
+pub(crate) struct LogBudget {
     per_session: usize,
     per_server: usize,
     used: AtomicUsize,
 }
 
 impl LogBudget {
-    pub fn new(per_session: usize, per_server: usize) -> Self {
+    pub(crate) fn new(per_session: usize, per_server: usize) -> Self {
         LogBudget { per_session, per_server, used: AtomicUsize::new(0) }
     }
 
@@ -57,19 +57,19 @@ impl LogBudget {
 
     /// Bytes kept across the server.
     #[cfg(test)]
-    pub fn used(&self) -> usize {
+    pub(crate) fn used(&self) -> usize {
         self.used.load(Ordering::Acquire)
     }
 }
 
 #[derive(Default)]
-pub struct StreamLog {
+pub(crate) struct StreamLog {
     pub events: VecDeque<(u64, Bytes)>,
     pub done: bool,
 }
 
 /// One session's kept events, by stream.
-pub struct EventLogs {
+pub(crate) struct EventLogs {
     logs: HashMap<u64, StreamLog>,
     finished: VecDeque<u64>,
     bytes: usize,
@@ -82,7 +82,7 @@ pub struct EventLogs {
 }
 
 impl EventLogs {
-    pub fn new(budget: Arc<LogBudget>, resumable: Resumable) -> Self {
+    pub(crate) fn new(budget: Arc<LogBudget>, resumable: Resumable) -> Self {
         let logs = HashMap::from([(GET_STREAM, StreamLog::default())]);
         let (resumable, window) = match resumable {
             Resumable::Never => (false, Duration::ZERO),
@@ -92,24 +92,24 @@ impl EventLogs {
         EventLogs { logs, finished: VecDeque::new(), bytes: 0, get_attached: false, resumable, first_get_by, budget }
     }
 
-    pub fn get(&self, stream: u64) -> Option<&StreamLog> {
+    pub(crate) fn get(&self, stream: u64) -> Option<&StreamLog> {
         self.logs.get(&stream)
     }
 
-    pub fn open(&mut self, stream: u64) {
+    pub(crate) fn open(&mut self, stream: u64) {
         if self.resumable {
             self.logs.insert(stream, StreamLog::default());
         }
     }
 
     /// The standalone stream was opened: from now on its client can resume it.
-    pub fn attached_get(&mut self) {
+    pub(crate) fn attached_get(&mut self) {
         self.get_attached = true;
     }
 
     /// Past the window for a first GET, a session that has not opened its standalone stream lets
     /// go of the events held for it, and holds none from then on.
-    pub fn release_unclaimed(&mut self, now: Instant) {
+    pub(crate) fn release_unclaimed(&mut self, now: Instant) {
         if self.get_attached || now < self.first_get_by {
             return;
         }
@@ -120,7 +120,7 @@ impl EventLogs {
     }
 
     /// Keeps an event for replay if the budgets allow, dropping the oldest kept events for room.
-    pub fn record(&mut self, stream: u64, seq: u64, frame: &Bytes) {
+    pub(crate) fn record(&mut self, stream: u64, seq: u64, frame: &Bytes) {
         if !self.resumable {
             return;
         }
@@ -154,7 +154,7 @@ impl EventLogs {
     }
 
     /// A POST stream ended; its log stays a while for late reconnections.
-    pub fn finish(&mut self, stream: u64) {
+    pub(crate) fn finish(&mut self, stream: u64) {
         if !self.resumable {
             return;
         }

@@ -2,10 +2,10 @@
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
 mod batch;
-pub mod logs;
-pub mod registry;
+pub(crate) mod logs;
+pub(crate) mod registry;
 mod stateless;
-pub mod streams;
+pub(crate) mod streams;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 
 /// The methods `/mcp` serves.
-pub const METHODS: &str = "GET, POST, DELETE";
+pub(crate) const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 

@@ -13,7 +13,7 @@ use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
 use super::streams::{Framing, Streams};
 
 /// One MCP session served over HTTP.
-pub struct HttpSession<S: Send + Sync + 'static> {
+pub(crate) struct HttpSession<S: Send + Sync + 'static> {
     pub id: String,
     /// The address of the client that opened it, for the per-client cap.
     pub client: IpAddr,
@@ -23,12 +23,12 @@ pub struct HttpSession<S: Send + Sync + 'static> {
 }
 
 impl<S: Send + Sync + 'static> HttpSession<S> {
-    pub fn streams(&self) -> MutexGuard<'_, Streams> {
+    pub(crate) fn streams(&self) -> MutexGuard<'_, Streams> {
         lock(&self.streams)
     }
 
     /// Once `initialize` is answered: the streams follow the revision the session negotiated.
-    pub fn negotiated(&self) {
+    pub(crate) fn negotiated(&self) {
         let framing = Framing::of(self.session.protocol_version());
         self.streams().set_framing(framing);
     }
@@ -56,7 +56,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// How many sessions may live, and how long they may sit idle.
 #[derive(Debug, Clone, Copy)]
-pub struct SessionLimits {
+pub(crate) struct SessionLimits {
     pub idle: Duration,
     pub retry_ms: u64,
     /// Sessions on the server; at the cap the least recently used idle one is ended.
@@ -72,7 +72,7 @@ pub struct SessionLimits {
 
 /// Why no session could be made.
 #[derive(Debug)]
-pub enum CreateError {
+pub(crate) enum CreateError {
     /// The operating system gave no random bytes for an id.
     Id(std::io::Error),
     /// Every session is busy (a request in flight or a stream open), so none could make room.
@@ -138,21 +138,21 @@ impl<S: Send + Sync + 'static> Sessions<S> {
     }
 }
 
-pub struct Registry<S: Send + Sync + 'static> {
+pub(crate) struct Registry<S: Send + Sync + 'static> {
     sessions: Mutex<Sessions<S>>,
     limits: SessionLimits,
     logs: Arc<LogBudget>,
 }
 
 impl<S: Send + Sync + 'static> Registry<S> {
-    pub fn new(limits: SessionLimits) -> Self {
+    pub(crate) fn new(limits: SessionLimits) -> Self {
         let logs = Arc::new(LogBudget::new(limits.log_bytes_per_session, limits.log_bytes_per_server));
         Registry { sessions: Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() }), limits, logs }
     }
 
     /// A new session for `client` with a fresh id, its outgoing messages routed to its streams;
     /// at a cap, the least recently used idle session (of that client first) makes room.
-    pub fn create(&self, server: &Server<S>, client: IpAddr) -> Result<Arc<HttpSession<S>>, CreateError> {
+    pub(crate) fn create(&self, server: &Server<S>, client: IpAddr) -> Result<Arc<HttpSession<S>>, CreateError> {
         let id = new_session_id().map_err(CreateError::Id)?;
         let mut sessions = lock(&self.sessions);
         let SessionLimits { max_sessions, max_per_client, .. } = self.limits;
@@ -173,7 +173,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// A session for one request of the stateless revision: in no registry, with no id, gone when
     /// its answer (or its listen stream) is. No GET can name it, so it keeps no events, and its
     /// events carry no id.
-    pub fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
+    pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
         let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
         Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: Mutex::new(Instant::now()) })
     }
@@ -187,14 +187,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// The session of that id, marked as just used.
-    pub fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
         let session = lock(&self.sessions).by_id.get(id).cloned()?;
         *lock(&session.last_seen) = Instant::now();
         Some(session)
     }
 
     /// Ends a session; false when there was none.
-    pub fn remove(&self, id: &str) -> bool {
+    pub(crate) fn remove(&self, id: &str) -> bool {
         let removed = lock(&self.sessions).take(id);
         if let Some(s) = &removed {
             end(s);
@@ -205,7 +205,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// Ends sessions idle longer than the limit; returns how many. A session with an event stream
     /// open is not idle. Sessions that did not open their standalone stream in time let go of the
     /// events held for it.
-    pub fn expire(&self) -> usize {
+    pub(crate) fn expire(&self) -> usize {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
         let expired: Vec<String> = sessions
@@ -232,7 +232,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// Ends every session (the end of a shutdown).
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         let mut sessions = lock(&self.sessions);
         sessions.per_client.clear();
         for (_, s) in sessions.by_id.drain() {
@@ -241,13 +241,13 @@ impl<S: Send + Sync + 'static> Registry<S> {
     }
 
     /// Ends the standalone streams, so that only requests in flight hold a shutdown.
-    pub fn end_standalone_streams(&self) {
+    pub(crate) fn end_standalone_streams(&self) {
         for s in lock(&self.sessions).by_id.values() {
             s.streams().end_standalone();
         }
     }
 
-    pub fn idle_limit(&self) -> Duration {
+    pub(crate) fn idle_limit(&self) -> Duration {
         self.limits.idle
     }
 }

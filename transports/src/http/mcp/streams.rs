@@ -17,7 +17,7 @@ use crate::http::event_channel::{self, EventReceiver, EventSender, SendError};
 
 /// What a session's event streams carry besides its messages, by the revision it speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
+pub(crate) enum Framing {
     /// Revisions before 2025-11-25: every event has an id and a message. Their clients parse each
     /// event's data as JSON, so no event goes without data.
     Ids,
@@ -30,7 +30,7 @@ pub enum Framing {
 
 impl Framing {
     /// The framing of a session that speaks `version`. Revisions are dates, which order as text.
-    pub fn of(version: &str) -> Framing {
+    pub(crate) fn of(version: &str) -> Framing {
         if STATELESS_VERSIONS.contains(&version) {
             Framing::Bare
         } else if version >= "2025-11-25" {
@@ -42,7 +42,7 @@ impl Framing {
 }
 
 /// How a POSTed request is answered.
-pub enum FirstAnswer {
+pub(crate) enum FirstAnswer {
     Json(String),
     Stream(EventReceiver),
     /// The client cancelled it: no response will come.
@@ -55,7 +55,7 @@ struct Waiter {
 }
 
 /// The routing state of one HTTP session.
-pub struct Streams {
+pub(crate) struct Streams {
     framing: Framing,
     retry_ms: u64,
     /// Bytes a stream's client may leave unread before the stream is closed.
@@ -74,7 +74,7 @@ pub struct Streams {
 }
 
 impl Streams {
-    pub fn new(
+    pub(crate) fn new(
         framing: Framing,
         retry_ms: u64,
         max_unread: usize,
@@ -97,18 +97,18 @@ impl Streams {
     }
 
     /// The session negotiated its revision: the streams it opens from now on follow it.
-    pub fn set_framing(&mut self, framing: Framing) {
+    pub(crate) fn set_framing(&mut self, framing: Framing) {
         self.framing = framing;
     }
 
     /// Whether a request with this id is still being answered.
-    pub fn is_pending(&self, id: &RequestId) -> bool {
+    pub(crate) fn is_pending(&self, id: &RequestId) -> bool {
         self.waiting.contains_key(id) || self.carriers.contains_key(id) || self.held.contains(id)
     }
 
     /// Holds the request ids of a batch while it is answered; the first id already pending, if
     /// one is, and nothing held.
-    pub fn hold(&mut self, ids: &[RequestId]) -> Result<(), RequestId> {
+    pub(crate) fn hold(&mut self, ids: &[RequestId]) -> Result<(), RequestId> {
         if let Some(id) = ids.iter().find(|id| self.is_pending(id)) {
             return Err(id.clone());
         }
@@ -117,21 +117,21 @@ impl Streams {
     }
 
     /// The batch is answered (or its client gone).
-    pub fn release(&mut self, ids: &[RequestId]) {
+    pub(crate) fn release(&mut self, ids: &[RequestId]) {
         for id in ids {
             self.held.remove(id);
         }
     }
 
     /// Registers a POSTed request before the session sees it; the receiver gets its answer.
-    pub fn expect(&mut self, id: RequestId, streamable: bool) -> oneshot::Receiver<FirstAnswer> {
+    pub(crate) fn expect(&mut self, id: RequestId, streamable: bool) -> oneshot::Receiver<FirstAnswer> {
         let (answer, rx) = oneshot::channel();
         self.waiting.insert(id, Waiter { answer, streamable });
         rx
     }
 
     /// Sends one outgoing message where it belongs.
-    pub fn route(&mut self, msg: Outgoing) {
+    pub(crate) fn route(&mut self, msg: Outgoing) {
         match msg {
             Outgoing::Message { json, destination: Destination::Response(id) } => {
                 if let Some(waiter) = self.waiting.remove(&id) {
@@ -237,7 +237,7 @@ impl Streams {
 
     /// A GET: resumes the stream named by `last_event_id` (replaying what came after it), or opens
     /// the standalone stream, replacing any earlier one.
-    pub fn attach(&mut self, last_event_id: Option<&str>) -> EventReceiver {
+    pub(crate) fn attach(&mut self, last_event_id: Option<&str>) -> EventReceiver {
         let (tx, rx) = event_channel::channel(self.max_unread);
         let resume = last_event_id
             .and_then(parse_event_id)
@@ -275,28 +275,28 @@ impl Streams {
     }
 
     /// Lets go of the events held for a first GET that has not come in time.
-    pub fn release_unclaimed(&mut self, now: std::time::Instant) {
+    pub(crate) fn release_unclaimed(&mut self, now: std::time::Instant) {
         self.logs.release_unclaimed(now);
     }
 
     /// Whether the session may be ended to make room: no request in flight, no stream open.
-    pub fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         self.waiting.is_empty() && self.carriers.is_empty() && self.held.is_empty() && !self.has_open_stream()
     }
 
     /// Whether a client is connected to one of the session's event streams: it counts as activity.
-    pub fn has_open_stream(&self) -> bool {
+    pub(crate) fn has_open_stream(&self) -> bool {
         self.live.values().any(|tx| !tx.is_closed())
     }
 
     /// Ends every stream and fails every request still waiting (the session is gone).
-    pub fn close_all(&mut self) {
+    pub(crate) fn close_all(&mut self) {
         self.live.clear();
         self.waiting.clear();
     }
 
     /// Ends the standalone GET stream, which would otherwise hold a shutdown open forever.
-    pub fn end_standalone(&mut self) {
+    pub(crate) fn end_standalone(&mut self) {
         self.live.remove(&GET_STREAM);
     }
 }

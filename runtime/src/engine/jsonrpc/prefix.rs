@@ -6,10 +6,19 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
-use tooltable::transport::jsonrpc::RequestId;
+use super::RequestId;
 
-/// The top-level `id` of the JSON object `head` starts, when it comes before the cut.
-pub fn request_id(head: &[u8]) -> Option<RequestId> {
+/// The top-level `id` of the JSON object `head` starts, when it comes before the cut: a
+/// transport that skips an over-long message reads its start, so that the error it answers names
+/// the request the client waits on.
+///
+/// ```
+/// use tooltable::transport::jsonrpc::{RequestId, request_id_of_prefix};
+///
+/// let head = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"xxx"#;
+/// assert_eq!(request_id_of_prefix(head), Some(RequestId::Number(7)));
+/// ```
+pub fn request_id_of_prefix(head: &[u8]) -> Option<RequestId> {
     let mut found = None;
     // Always an error: the reader stops at the id, or runs into the cut.
     let _ = FindId(&mut found).deserialize(&mut serde_json::Deserializer::from_slice(head));
@@ -52,14 +61,14 @@ mod tests {
     #[test]
     fn the_id_is_found_before_the_cut() {
         let head = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"xxxxxxx"#;
-        assert_eq!(request_id(head), Some(RequestId::Number(7)));
-        assert_eq!(request_id(br#"{"id":"a\"b","params":{"#), Some(RequestId::String("a\"b".into())));
-        assert_eq!(request_id(br#"{"params":{"id":1,"x":"xxxx"#), None, "an id inside params is not the request's");
+        assert_eq!(request_id_of_prefix(head), Some(RequestId::Number(7)));
+        assert_eq!(request_id_of_prefix(br#"{"id":"a\"b","params":{"#), Some(RequestId::String("a\"b".into())));
+        assert_eq!(request_id_of_prefix(br#"{"params":{"id":1,"x":"xxxx"#), None, "an id inside params is not the request's");
         assert_eq!(
-            request_id(br#"{"jsonrpc":"2.0","method":"x","params":{"a":1},"id":3}"#),
+            request_id_of_prefix(br#"{"jsonrpc":"2.0","method":"x","params":{"a":1},"id":3}"#),
             Some(RequestId::Number(3))
         );
-        assert_eq!(request_id(b"[1,2"), None);
-        assert_eq!(request_id(br#"{"id":{"nested":1}}"#), None, "not a valid id");
+        assert_eq!(request_id_of_prefix(b"[1,2"), None);
+        assert_eq!(request_id_of_prefix(br#"{"id":{"nested":1}}"#), None, "not a valid id");
     }
 }

@@ -23,8 +23,11 @@ pub struct NoOptions {}
 /// in from the calling crate's `Cargo.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Package {
+    /// The crate's name, shown by `--help` when the binary's own name cannot be read.
     pub name: &'static str,
+    /// Its version, for `--version`.
     pub version: &'static str,
+    /// Its description, the first line of `--help`.
     pub description: &'static str,
 }
 
@@ -189,7 +192,9 @@ impl ServeArgs {
 /// options before the tools are forwarded with them.
 #[derive(Debug)]
 pub struct RemoteTarget {
+    /// The base URL of the `serve` instance (`mcp --url`).
     pub url: String,
+    /// How its tools are forwarded there: the API key, timeouts, limits, and any hook.
     pub options: forward::Options,
 }
 

@@ -27,6 +27,7 @@ pub struct ApiKey {
 /// Why a key was not accepted at startup (never quoting it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InvalidKey {
+    /// An empty key would let anyone in.
     Empty,
     /// A key must be visible ASCII: anything else cannot travel in a header as it was typed.
     NotVisibleAscii,
@@ -44,6 +45,7 @@ impl std::fmt::Display for InvalidKey {
 impl std::error::Error for InvalidKey {}
 
 impl ApiKey {
+    /// The key `secret`, checked: not empty, visible ASCII.
     pub fn new(secret: &str) -> Result<ApiKey, InvalidKey> {
         if secret.is_empty() {
             return Err(InvalidKey::Empty);

@@ -16,12 +16,14 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::event_channel::EventReceiver;
 
-/// Every response body: whole bytes, an event stream, or what a nested handler answered.
+/// The body of every response the transport sends: whole bytes, an event stream, or what a
+/// [nested](super::Http::nest) handler answered.
 #[derive(Debug)]
-pub enum ResponseBody {
-    /// A whole body.
+pub struct ResponseBody(Kind);
+
+#[derive(Debug)]
+enum Kind {
     Full(Full<Bytes>),
-    /// An event stream.
     Stream {
         events: EventReceiver,
         keepalive: tokio::time::Interval,
@@ -29,13 +31,19 @@ pub enum ResponseBody {
         /// end (are cancelled) when the client closes the stream.
         owner: Option<StreamOwner>,
     },
-    /// The body of a [nested](super::Http::nest) handler's response.
     Nested(http_body_util::combinators::BoxBody<Bytes, Infallible>),
+}
+
+impl ResponseBody {
+    /// A nested handler's body.
+    pub(crate) fn nested(body: http_body_util::combinators::BoxBody<Bytes, Infallible>) -> Self {
+        ResponseBody(Kind::Nested(body))
+    }
 }
 
 /// What an event stream keeps alive (see [`owned_event_stream`]).
 #[derive(Clone)]
-pub struct StreamOwner(pub Arc<dyn Send + Sync>);
+pub(crate) struct StreamOwner(pub(crate) Arc<dyn Send + Sync>);
 
 impl std::fmt::Debug for StreamOwner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,37 +60,38 @@ impl Body for ResponseBody {
     type Error = Infallible;
 
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            ResponseBody::Full(full) => Pin::new(full).poll_frame(cx),
-            ResponseBody::Stream { events, keepalive, .. } => match events.poll_recv(cx) {
+        match &mut self.get_mut().0 {
+            Kind::Full(full) => Pin::new(full).poll_frame(cx),
+            Kind::Stream { events, keepalive, .. } => match events.poll_recv(cx) {
                 Poll::Ready(chunk) => {
                     keepalive.reset();
                     Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))
                 }
                 Poll::Pending => keepalive.poll_tick(cx).map(|_| Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE))))),
             },
-            ResponseBody::Nested(body) => Pin::new(body).poll_frame(cx),
+            Kind::Nested(body) => Pin::new(body).poll_frame(cx),
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        match self {
-            ResponseBody::Full(full) => full.is_end_stream(),
-            ResponseBody::Stream { .. } => false,
-            ResponseBody::Nested(body) => body.is_end_stream(),
+        match &self.0 {
+            Kind::Full(full) => full.is_end_stream(),
+            Kind::Stream { .. } => false,
+            Kind::Nested(body) => body.is_end_stream(),
         }
     }
 
     /// An exact size for whole bodies, so hyper writes `content-length` rather than chunks.
     fn size_hint(&self) -> hyper::body::SizeHint {
-        match self {
-            ResponseBody::Full(full) => full.size_hint(),
-            ResponseBody::Stream { .. } => hyper::body::SizeHint::default(),
-            ResponseBody::Nested(body) => body.size_hint(),
+        match &self.0 {
+            Kind::Full(full) => full.size_hint(),
+            Kind::Stream { .. } => hyper::body::SizeHint::default(),
+            Kind::Nested(body) => body.size_hint(),
         }
     }
 }
 
+/// A response of the transport's.
 pub type HttpResponse = Response<ResponseBody>;
 
 /// A request body the transport reads: hyper's own (counted by the connection cap while it is
@@ -96,7 +105,7 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A response with a whole body.
 pub(crate) fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
-    let mut response = Response::new(ResponseBody::Full(Full::new(body.into())));
+    let mut response = Response::new(ResponseBody(Kind::Full(Full::new(body.into()))));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
@@ -119,7 +128,7 @@ pub fn error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
 
 /// A response with no body.
 pub(crate) fn empty(status: StatusCode) -> HttpResponse {
-    let mut response = Response::new(ResponseBody::Full(Full::new(Bytes::new())));
+    let mut response = Response::new(ResponseBody(Kind::Full(Full::new(Bytes::new()))));
     *response.status_mut() = status;
     response
 }
@@ -135,7 +144,7 @@ pub(crate) fn owned_event_stream(events: EventReceiver, keepalive: Duration, own
     let period = keepalive.max(Duration::from_millis(1));
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut response = Response::new(ResponseBody::Stream { events, keepalive, owner });
+    let mut response = Response::new(ResponseBody(Kind::Stream { events, keepalive, owner }));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));

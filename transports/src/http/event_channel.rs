@@ -61,18 +61,18 @@ impl EventSender {
 }
 
 #[derive(Debug)]
-pub struct EventReceiver {
+pub(crate) struct EventReceiver {
     rx: mpsc::UnboundedReceiver<Bytes>,
     unread: Arc<AtomicUsize>,
 }
 
 impl EventReceiver {
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         self.rx.poll_recv(cx).map(|frame| frame.inspect(|f| self.taken(f)))
     }
 
     /// The next event if one is queued, without waiting.
-    pub fn try_recv(&mut self) -> Option<Bytes> {
+    pub(crate) fn try_recv(&mut self) -> Option<Bytes> {
         self.rx.try_recv().ok().inspect(|f| self.taken(f))
     }
 

@@ -30,9 +30,11 @@ pub use service::{ClientAddr, HttpService};
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// The address the CLI's `serve` binds (loopback unless told otherwise). [`serve`] itself takes
-    /// a bound listener and does not read it.
+    /// The address the CLI's `serve` binds (loopback unless told otherwise). [`Http::serve`] itself
+    /// takes a bound listener and does not read it.
     pub listen: SocketAddr,
+    /// The origins and hosts requests may come from (DNS rebinding), and which origins may read
+    /// answers across origins (CORS).
     pub access: AccessPolicy,
     /// The largest request body accepted (413 beyond).
     pub max_body_bytes: usize,

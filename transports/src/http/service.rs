@@ -280,7 +280,7 @@ async fn nested<S: Send + Sync + 'static, B: RequestBody>(
     use http_body_util::BodyExt as _;
     let limit = cx.options.max_body_bytes;
     let req = req.map(|body| http_body_util::Limited::new(body, limit).boxed_unsync());
-    handler(req).await.map(body::ResponseBody::Nested)
+    handler(req).await.map(body::ResponseBody::nested)
 }
 
 /// What a request is for.

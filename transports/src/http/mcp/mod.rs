@@ -2,6 +2,7 @@
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
 mod batch;
+pub mod listens;
 pub mod logs;
 pub mod registry;
 mod stateless;
@@ -136,7 +137,7 @@ async fn post<S: Send + Sync + 'static>(
         }
     };
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return stateless::post(cx, &headers, message, streamable, client).await;
+        return stateless::post(cx, &headers, message, streamable, client, head.extensions.get()).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;

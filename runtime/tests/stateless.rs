@@ -375,6 +375,26 @@ async fn a_listen_is_acknowledged_then_hears_what_it_asked_for() {
 }
 
 #[tokio::test]
+async fn a_listen_is_open_until_it_is_cancelled_or_its_session_ends() {
+    let server = server();
+    let listen = |id: i64| json!({ "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": { "_meta": meta(), "notifications": { "toolsListChanged": true } } });
+    let mut p = Peer::connect(&server);
+    let mut other = Peer::connect(&server);
+    for id in [1, 2] {
+        p.send(listen(id));
+        p.next().await;
+    }
+    other.send(listen(1));
+    other.next().await;
+    assert_eq!(server.open_listens(), 3);
+    p.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 2 } }));
+    p.next().await;
+    assert_eq!(server.open_listens(), 2);
+    drop(p);
+    assert_eq!(server.open_listens(), 1, "a session's listens end with it");
+}
+
+#[tokio::test]
 async fn a_listen_that_asks_for_nothing_the_server_has_hears_nothing() {
     let server = server();
     let mut p = Peer::connect(&server);

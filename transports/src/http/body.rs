@@ -29,6 +29,7 @@ enum Kind {
         keepalive: tokio::time::Interval,
         /// What must live as long as the stream: the session of a stateless request, whose calls
         /// end (are cancelled) when the client closes the stream.
+        #[expect(dead_code, reason = "held for its drop: the stream keeps what it owns alive")]
         owner: Option<StreamOwner>,
     },
     Nested(http_body_util::combinators::BoxBody<Bytes, Infallible>),
@@ -43,7 +44,7 @@ impl ResponseBody {
 
 /// What an event stream keeps alive (see [`owned_event_stream`]).
 #[derive(Clone)]
-pub(crate) struct StreamOwner(pub(crate) Arc<dyn Send + Sync>);
+pub(crate) struct StreamOwner(#[expect(dead_code, reason = "held for its drop")] pub(crate) Arc<dyn Send + Sync>);
 
 impl std::fmt::Debug for StreamOwner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -140,7 +141,11 @@ pub(crate) fn event_stream(events: EventReceiver, keepalive: Duration) -> HttpRe
 }
 
 /// [`event_stream`], keeping `owner` alive until the stream ends or the client closes it.
-pub(crate) fn owned_event_stream(events: EventReceiver, keepalive: Duration, owner: Option<StreamOwner>) -> HttpResponse {
+pub(crate) fn owned_event_stream(
+    events: EventReceiver,
+    keepalive: Duration,
+    owner: Option<StreamOwner>,
+) -> HttpResponse {
     let period = keepalive.max(Duration::from_millis(1));
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -154,7 +159,11 @@ pub(crate) fn owned_event_stream(events: EventReceiver, keepalive: Duration, own
 /// Reads the whole body, refusing one over `limit` bytes (413) without buffering past it, or one
 /// that takes longer than `timeout` to arrive (408). Either refusal closes the connection: the rest
 /// of the body is never read.
-pub(crate) async fn read_limited<B: RequestBody>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, HttpResponse> {
+pub(crate) async fn read_limited<B: RequestBody>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, HttpResponse> {
     let refused = |status, message: String| {
         let mut response = error(status, message);
         response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));

@@ -1,5 +1,10 @@
 //! Connections as resources: a cap with a clear refusal, accept errors backed off and logged once
-//! per burst, and a write-stall timeout for clients that stop reading what they asked for.
+//! per burst, a write-stall timeout for clients that stop reading what they asked for, and the
+//! hangup of a client whose event stream waits for nothing else.
+
+mod hangup;
+
+pub(crate) use hangup::{Hangup, watched};
 
 use std::io;
 use std::net::SocketAddr;

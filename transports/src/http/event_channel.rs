@@ -72,6 +72,7 @@ impl EventReceiver {
     }
 
     /// The next event if one is queued, without waiting.
+    #[cfg(test)]
     pub(crate) fn try_recv(&mut self) -> Option<Bytes> {
         self.rx.try_recv().ok().inspect(|f| self.taken(f))
     }

@@ -46,13 +46,16 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
             };
             // Answers are small and written in one go; Nagle's delay would only add latency.
             let _ = stream.set_nodelay(true);
+            // A stream that watches for its client's hang-up (a listen) ends when the client goes.
+            let (stream, hangup) = connections::watched(stream);
             let io = TokioIo::new(connections::StallGuard::new(stream, stall_timeout));
             let client = peer.ip();
             let connection = Arc::clone(&slot.connection);
             let hyper_service = service_fn(move |req: Request<hyper::body::Incoming>| {
                 let service = service.clone();
                 let busy = connection.begin();
-                let req = req.map(|body| connection.receive(body));
+                let mut req = req.map(|body| connection.receive(body));
+                req.extensions_mut().insert(hangup.clone());
                 async move {
                     let response = service.answer(req, client).await;
                     Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))

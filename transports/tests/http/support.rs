@@ -133,6 +133,8 @@ pub fn server() -> Server<()> {
 /// A running server; dropping `stop` shuts it down.
 pub struct Running {
     pub addr: SocketAddr,
+    /// The server served, whose state a test may look at.
+    pub server: Server<()>,
     pub stop: Option<oneshot::Sender<()>>,
     pub done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -141,10 +143,11 @@ pub async fn start(options: HttpOptions) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let done = tokio::spawn(Http::new(server()).options(options).serve(listener, async move {
+    let server = server();
+    let done = tokio::spawn(Http::new(server.clone()).options(options).serve(listener, async move {
         let _ = stopped.await;
     }));
-    Running { addr, stop: Some(stop), done }
+    Running { addr, server, stop: Some(stop), done }
 }
 
 pub struct Reply {

@@ -144,6 +144,13 @@ impl<S: Send + Sync + 'static> Server<S> {
         self.0.resource_updated(uri);
     }
 
+    /// How many `subscriptions/listen` requests (revision 2026-07-28) are open on the server's
+    /// live sessions, each a stream its client holds open. A listen ends with its session, which
+    /// a transport ends when the client goes or the server shuts down.
+    pub fn open_listens(&self) -> usize {
+        self.0.sessions.open_listens()
+    }
+
     /// Replaces the key that signs multi-round `requestState`s, while nothing else holds the
     /// server (right after it is built); false once it is shared.
     pub fn set_state_key(&mut self, key: StateKey) -> bool {

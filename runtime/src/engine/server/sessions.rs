@@ -31,6 +31,11 @@ impl<S> LiveSessions<S> {
         lock(&self.0).values().filter_map(Weak::upgrade).collect()
     }
 
+    /// The open listens of the live sessions.
+    pub(super) fn open_listens(&self) -> usize {
+        self.live().iter().map(|session| lock(&session.listeners).len()).sum()
+    }
+
     pub(super) fn broadcast(&self, f: impl Fn(&SessionCore<S>)) {
         for session in self.live() {
             f(&session);

@@ -2,6 +2,7 @@
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
 mod batch;
+pub(crate) mod listens;
 pub(crate) mod logs;
 pub(crate) mod registry;
 mod stateless;
@@ -147,7 +148,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         }
     };
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return stateless::post(cx, &headers, message, streamable, caller).await;
+        return stateless::post(cx, &headers, message, streamable, caller, head.extensions.get()).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;

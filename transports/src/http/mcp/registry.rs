@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
+use super::listens::OpenListens;
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
 use super::streams::{Framing, Streams};
 
@@ -142,12 +143,15 @@ pub(crate) struct Registry<S: Send + Sync + 'static> {
     sessions: Mutex<Sessions<S>>,
     limits: SessionLimits,
     logs: Arc<LogBudget>,
+    /// The sessions of open 2026-07-28 listens, which no id names.
+    listens: OpenListens<S>,
 }
 
 impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn new(limits: SessionLimits) -> Self {
         let logs = Arc::new(LogBudget::new(limits.log_bytes_per_session, limits.log_bytes_per_server));
-        Registry { sessions: Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() }), limits, logs }
+        let sessions = Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() });
+        Registry { sessions, limits, logs, listens: OpenListens::default() }
     }
 
     /// A new session for `client` with a fresh id, its outgoing messages routed to its streams;
@@ -176,6 +180,11 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
         let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
         Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: Mutex::new(Instant::now()) })
+    }
+
+    /// Counts the session of a 2026-07-28 listen among those a shutdown ends.
+    pub(crate) fn listening(&self, http: &Arc<HttpSession<S>>) {
+        self.listens.track(http);
     }
 
     /// A session whose messages go to streams of its own.
@@ -240,11 +249,13 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
     }
 
-    /// Ends the standalone streams, so that only requests in flight hold a shutdown.
+    /// Ends the standalone streams and the open listens (which stand in for them in revision
+    /// 2026-07-28), so that only requests in flight hold a shutdown.
     pub(crate) fn end_standalone_streams(&self) {
         for s in lock(&self.sessions).by_id.values() {
             s.streams().end_standalone();
         }
+        self.listens.end_all();
     }
 
     pub(crate) fn idle_limit(&self) -> Duration {
@@ -253,7 +264,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
 }
 
 /// Aborts a session's calls and answers the requests still waiting, so no POST hangs.
-fn end<S: Send + Sync + 'static>(s: &HttpSession<S>) {
+pub(super) fn end<S: Send + Sync + 'static>(s: &HttpSession<S>) {
     s.session.close();
     s.streams().close_all();
 }

@@ -1,7 +1,9 @@
 //! Streamable HTTP for revision 2026-07-28: no session. Each POST carries one request with its
 //! own `_meta`, checked against the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*` headers that mirror it; it is served by a session of its own that lives as long
-//! as its answer (a listen's stream included), so closing the stream cancels the request.
+//! as its answer (a listen's stream included), so closing the stream cancels the request. A
+//! listen, which has no answer to wait for, ends as soon as its client hangs up and when the
+//! server shuts down.
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ use tooltable::transport::{META_PROTOCOL_VERSION as PROTOCOL_VERSION, STATELESS_
 
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
+use super::super::connections::Hangup;
 use super::{Answered, VERSION_HEADER, exchange, rpc_error};
 
 /// Whether a POST with no session speaks the stateless revision: by its header or its `_meta`.
@@ -38,6 +41,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     message: Message,
     streamable: bool,
     caller: &super::Caller,
+    hangup: Option<&Hangup>,
 ) -> HttpResponse {
     let Message::Request { id, method, params } = message else {
         // This revision defines no client notification over HTTP (closing a stream cancels).
@@ -47,8 +51,12 @@ pub(super) async fn post<S: Send + Sync + 'static>(
         return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
     }
     let http = cx.sessions.ephemeral(&cx.server, caller.client);
+    let watching = (method == "subscriptions/listen").then(|| {
+        cx.sessions.listening(&http);
+        hangup.map(Hangup::watch)
+    });
     // The session lives as long as the stream; the client closing it cancels the request.
-    let owner = StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>);
+    let owner = StreamOwner(Arc::new((Arc::clone(&http), watching)));
     let answered = Answered { status: error_status, owner: Some(owner) };
     let message = Message::Request { id: id.clone(), method, params };
     exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {

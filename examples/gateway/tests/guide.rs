@@ -27,7 +27,10 @@ fn files(dir: &Path) -> Vec<(String, String)> {
 #[test]
 fn every_rust_excerpt_is_in_the_example_word_for_word() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sources: Vec<_> = files(&root.join("src")).into_iter().chain(files(&root.join("tests"))).collect();
+    // In-process mounting is the runtime's, shown from its test.
+    let mount = root.join("../../runtime/tests/mount.rs");
+    let mount = vec![(mount.display().to_string(), std::fs::read_to_string(&mount).unwrap_or_default())];
+    let sources: Vec<_> = files(&root.join("src")).into_iter().chain(files(&root.join("tests"))).chain(mount).collect();
     let excerpts = blocks_of(&guide_page(PAGE), "rust");
     assert!(excerpts.len() >= 5, "the page shows the example's code ({} excerpts)", excerpts.len());
     for excerpt in excerpts {

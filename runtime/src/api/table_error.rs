@@ -36,6 +36,14 @@ pub enum TableError {
         /// The inputSchema's properties.
         properties: Vec<String>,
     },
+    /// Two resources at one URI, two resource templates alike, or two prompts with one name
+    /// (a mounted server's beside this one's, say).
+    Duplicate {
+        /// What there are two of: `resource`, `resource template` or `prompt`.
+        kind: &'static str,
+        /// The URI or name they share.
+        name: String,
+    },
     /// Two tools on one REST method and path.
     DuplicateRoute {
         /// The method and path.
@@ -54,6 +62,7 @@ impl fmt::Display for TableError {
                 write!(f, "tool name {name:?} is not 1 to 128 characters of [A-Za-z0-9_.-]")
             }
             TableError::DuplicateName { name } => write!(f, "two tools are named {name:?}"),
+            TableError::Duplicate { kind, name } => write!(f, "two of the server's {kind}s are {name:?}"),
             TableError::InputNotObject { tool } => {
                 write!(f, "tool {tool:?}: its inputSchema must have `type: object` at the root")
             }

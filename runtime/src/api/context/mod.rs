@@ -92,6 +92,12 @@ impl<S> Cx<S> {
         Cx { server, request, call }
     }
 
+    /// The same call, seen from another server (one mounted in this call's): its state is that
+    /// server's; the request, the caller and the session's side are this call's.
+    pub(crate) fn on_server<T>(&self, server: Arc<dyn ServerSide<T>>) -> Cx<T> {
+        Cx { server, request: self.request.clone(), call: self.call.clone() }
+    }
+
     /// The server's state.
     pub fn state(&self) -> &S {
         self.server.state()

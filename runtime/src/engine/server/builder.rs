@@ -9,6 +9,7 @@ use super::sessions::Listens;
 use super::{Server, ServerInfo, ServerInner};
 use crate::api::content::ResourceContents;
 use crate::api::context::Cx;
+use crate::api::descriptor::DynamicTool;
 use crate::api::error::Error;
 use crate::api::prompts::{
     CompletionHandler, CompletionRequest, Prompt, PromptArgs, PromptResult, RegisteredPrompt, completion_handler,
@@ -64,9 +65,11 @@ pub struct ServerBuilder<S> {
     instructions: Option<String>,
     state: S,
     tools: Vec<Box<dyn Tool<S>>>,
-    resources: Vec<StaticResource<S>>,
-    templates: Vec<TemplateResource<S>>,
-    prompts: Vec<RegisteredPrompt<S>>,
+    /// The tools of mounted servers, added once the table is built.
+    pub(super) mounted_tools: Vec<DynamicTool<S>>,
+    pub(super) resources: Vec<StaticResource<S>>,
+    pub(super) templates: Vec<TemplateResource<S>>,
+    pub(super) prompts: Vec<RegisteredPrompt<S>>,
     completion: Option<CompletionHandler<S>>,
     config: Config,
     tasks: Tasks,
@@ -80,6 +83,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             instructions: None,
             state,
             tools: Vec::new(),
+            mounted_tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
@@ -195,6 +199,9 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
 
     /// Builds the table (checking tool names and schemas) and the server.
     pub fn build(self) -> Result<Server<S>, TableError> {
+        unique(self.resources.iter().map(|r| r.resource.uri.as_str()), "resource")?;
+        unique(self.templates.iter().map(|t| t.template.uri_template.as_str()), "resource template")?;
+        unique(self.prompts.iter().map(|p| p.prompt.name.as_str()), "prompt")?;
         let server = Server(Arc::new(ServerInner {
             table: Table::new(self.tools)?,
             info: self.info,
@@ -211,8 +218,25 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             subscription_observer: None,
         }));
         server.0.tasks.watch(Box::new(Listens(Arc::clone(&server.0.sessions))));
+        for tool in self.mounted_tools {
+            if server.table().get(&tool.descriptor.name).is_some() {
+                return Err(TableError::DuplicateName { name: tool.descriptor.name });
+            }
+            server.0.table.insert(tool)?;
+        }
         Ok(server)
     }
+}
+
+/// Two of a kind with one name or URI (a mounted server's beside this one's) is a build error.
+fn unique<'a>(names: impl Iterator<Item = &'a str>, kind: &'static str) -> Result<(), TableError> {
+    let mut seen = std::collections::HashSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            return Err(TableError::Duplicate { kind, name: name.to_owned() });
+        }
+    }
+    Ok(())
 }
 
 impl<S> std::fmt::Debug for ServerBuilder<S> {

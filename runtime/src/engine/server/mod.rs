@@ -2,6 +2,7 @@
 //! live sessions that broadcasts reach.
 
 mod builder;
+mod mount;
 mod sessions;
 mod side;
 

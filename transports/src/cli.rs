@@ -268,9 +268,14 @@ where
 /// # drop(hooks);
 /// ```
 pub struct Hooks<S: Send + Sync + 'static> {
-    start: Option<Box<dyn FnOnce(&Server<S>) -> Result<(), BuildError>>>,
-    http: Option<Box<dyn FnOnce(&Server<S>, Http<S>) -> Http<S>>>,
+    start: Option<StartHook<S>>,
+    http: Option<HttpHook<S>>,
 }
+
+/// What [`Hooks::start`] keeps.
+type StartHook<S> = Box<dyn FnOnce(&Server<S>) -> Result<(), BuildError>>;
+/// What [`Hooks::http`] keeps.
+type HttpHook<S> = Box<dyn FnOnce(&Server<S>, Http<S>) -> Http<S>>;
 
 impl<S: Send + Sync + 'static> Default for Hooks<S> {
     fn default() -> Self {
@@ -463,7 +468,7 @@ fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<
 async fn serve_http<S: Send + Sync + 'static>(
     server: Server<S>,
     options: HttpOptions,
-    hook: Option<Box<dyn FnOnce(&Server<S>, Http<S>) -> Http<S>>>,
+    hook: Option<HttpHook<S>>,
 ) -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(options.listen).await {
         Ok(l) => l,

@@ -6,9 +6,7 @@ use serde_json::{Value, json};
 use tooltable_transports::forward::{BodyShape, Options, Remote};
 use tooltable_transports::http::HttpOptions;
 
-#[allow(dead_code)]
-#[path = "../http/support.rs"]
-mod table;
+use crate::table;
 
 async fn forwarded(descriptors: bool) -> (table::Running, tooltable::Server<()>) {
     let running = table::start(HttpOptions::default()).await;

@@ -7,3 +7,7 @@ mod inprocess;
 mod mirror;
 mod servers;
 mod support;
+/// The HTTP tests' table, served in process.
+#[allow(dead_code)]
+#[path = "../http/support.rs"]
+mod table;

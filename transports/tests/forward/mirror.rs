@@ -8,9 +8,7 @@ use tooltable_transports::forward::{Options, mirror};
 use tooltable_transports::http::HttpOptions;
 use tooltable_transports::http::ApiKey;
 
-#[allow(dead_code)]
-#[path = "../http/support.rs"]
-mod table;
+use crate::table;
 
 fn listing(server: &Server<()>) -> Vec<Value> {
     server.table().descriptors().iter().map(|d| d.to_mcp()).collect()

@@ -15,12 +15,15 @@
 //! assert_eq!(error, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
 //! ```
 
+mod envelope;
 mod prefix;
 
 pub use prefix::request_id_of_prefix;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use envelope::{Envelope, Scalar};
 
 pub use crate::api::rpc::{RequestId, RpcError, code};
 
@@ -76,24 +79,6 @@ struct ShallowEnvelope<'a> {
     params: Option<&'a serde_json::value::RawValue>,
 }
 
-/// The envelope, read field by field; anything else in the object is ignored.
-#[derive(Deserialize)]
-struct Envelope {
-    jsonrpc: Option<Value>,
-    /// `Some(Value::Null)` for `"id": null`, which is refused, unlike an absent id (a notification).
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    method: Option<Value>,
-    params: Option<Value>,
-    result: Option<Value>,
-    error: Option<Value>,
-}
-
-/// A field that is present, whatever its value, `null` included.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
-
 /// Decodes one message. Parse errors get -32700; valid JSON that is no JSON-RPC message -32600.
 // The error is as large as the message it stands for would have been; it is built once, rarely.
 #[allow(clippy::result_large_err)]
@@ -112,19 +97,17 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
             Ok(_) => fail(None, RpcError::invalid_request("a JSON-RPC message must be a JSON object")),
         };
     }
-    let env: Envelope = match serde_json::from_slice(bytes) {
+    let env: Envelope = match envelope::read(bytes) {
         Ok(env) => env,
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => return Err(too_deep(bytes, &e)),
         Err(e) => return fail(None, parse_error(&e)),
     };
-    let id = match env.id {
+    let id = match env.id.map(Scalar::into_request_id) {
         None => None,
-        Some(v) => match RequestId::from_json(v) {
-            Some(id) => Some(id),
-            None => return fail(None, RpcError::invalid_request("the id must be a string or an integer")),
-        },
+        Some(Some(id)) => Some(id),
+        Some(None) => return fail(None, RpcError::invalid_request("the id must be a string or an integer")),
     };
-    if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    if !matches!(&env.jsonrpc, Some(Scalar::Str(version)) if version == "2.0") {
         return fail(id, RpcError::invalid_request("the message must carry \"jsonrpc\": \"2.0\""));
     }
     if let Some(p) = &env.params
@@ -134,8 +117,12 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
         return fail(id, RpcError::invalid_request("params must be an object or an array"));
     }
     match (env.method, id) {
-        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params: env.params }),
-        (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params: env.params }),
+        (Some(Scalar::Str(method)), Some(id)) => {
+            Ok(Incoming::Request { id, method: method.into_owned(), params: env.params })
+        }
+        (Some(Scalar::Str(method)), None) => {
+            Ok(Incoming::Notification { method: method.into_owned(), params: env.params })
+        }
         (Some(_), id) => fail(id, RpcError::invalid_request("the method must be a string")),
         (None, Some(id)) => match (env.result, env.error) {
             (Some(result), None) => Ok(Incoming::Response { id, result: Ok(result) }),

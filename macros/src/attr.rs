@@ -26,6 +26,8 @@ const KEYS: &[(&str, &str)] = &[
     ("allow_unknown_args", "allow_unknown_args"),
     ("task", "task` or `task = \"required\""),
     ("deferred_task", "deferred_task"),
+    ("timeout_ms", "timeout_ms = 5000"),
+    ("max_concurrent", "max_concurrent = 4"),
 ];
 
 /// Where the output schema comes from, when not from the return type.
@@ -55,6 +57,10 @@ pub(crate) struct ToolAttr {
     pub(crate) task: Option<TaskSupport>,
     /// The call becomes a task when its code calls `Cx::start_task`.
     pub(crate) deferred_task: bool,
+    /// How long a call may take, in milliseconds.
+    pub(crate) timeout_ms: Option<u64>,
+    /// How many calls may run at once.
+    pub(crate) max_concurrent: Option<u32>,
 }
 
 /// How a tool's calls may run as tasks, as the attribute states it.
@@ -139,6 +145,21 @@ fn entry(input: ParseStream, attr: &mut ToolAttr, seen: &mut Vec<Ident>, errors:
                 Ok(code @ 100..=599) if !duplicate => attr.status = Some(code),
                 Ok(100..=599) => {}
                 _ => errors.push(Error::new(lit.span(), "`status` must be an HTTP status code, 100 to 599")),
+            }
+        }
+        "timeout_ms" | "max_concurrent" => {
+            let Some(lit) = value::<LitInt>(input, &key, "an integer", usage, errors) else {
+                return;
+            };
+            let (n, what) = match name.as_str() {
+                "timeout_ms" => (lit.base10_parse::<u64>().ok(), "a number of milliseconds"),
+                _ => (lit.base10_parse::<u32>().ok().map(u64::from), "a number of calls"),
+            };
+            match n.filter(|n| *n > 0) {
+                None => errors.push(Error::new(lit.span(), format!("`{name}` must be {what}, at least 1"))),
+                Some(_) if duplicate => {}
+                Some(ms) if name == "timeout_ms" => attr.timeout_ms = Some(ms),
+                Some(calls) => attr.max_concurrent = u32::try_from(calls).ok(),
             }
         }
         "task" => {

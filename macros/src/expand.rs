@@ -72,6 +72,7 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
             None => quote!(::core::option::Option::None),
         });
     let allow_unknown_args = attr.allow_unknown_args;
+    let (timeout_ms, max_concurrent) = (option(attr.timeout_ms), option(attr.max_concurrent));
     let deferred_task = attr.deferred_task;
     let task_support = match attr.task {
         None => quote!(::tooltable::tool::TaskSupport::Forbidden),
@@ -219,6 +220,10 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
                     allow_unknown_args: #allow_unknown_args,
                     task_support: #task_support,
                     deferred_task: #deferred_task,
+                    limits: ::tooltable::tool::CallLimits {
+                        timeout_ms: #timeout_ms,
+                        max_concurrent: #max_concurrent,
+                    },
                     input_schema: #input_schema,
                     output_schema: #output_schema,
                     error_schema: #error_schema,
@@ -243,9 +248,9 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
 }
 
 /// `Some(lit)` or `None`, written out in full.
-fn option(lit: Option<LitStr>) -> TokenStream {
-    match lit {
-        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+fn option(value: Option<impl ToTokens>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
         None => quote!(::core::option::Option::None),
     }
 }

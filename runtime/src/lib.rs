@@ -10,8 +10,9 @@
 //!
 //! The root holds what every server writes with; the rest is in modules by subject: [`tool`](mod@tool)
 //! (descriptors, dynamic tools, outputs), [`context`] (what a call's [`Cx`] tells and asks),
-//! [`content`], [`resources`], [`prompts`], [`tasks`], [`schema`], [`server`] (settings and
-//! handles), and [`transport`] (what a transport needs and an author does not).
+//! [`layer`] (code around every call: the call log, refusals, other outcomes), [`content`],
+//! [`resources`], [`prompts`], [`tasks`], [`schema`], [`server`] (settings and handles), and
+//! [`transport`] (what a transport needs and an author does not).
 //!
 //! ```
 //! use schemars::JsonSchema;
@@ -67,7 +68,7 @@ pub use api::context::{Cx, Principal};
 pub use api::error::{Error, ErrorBody, ErrorKind};
 #[doc(hidden)]
 pub use api::expansion as __private;
-pub use api::{content, context, prompts, resources, schema, tasks, tool};
+pub use api::{content, context, layer, prompts, resources, schema, tasks, tool};
 pub use engine::server::{Server, ServerBuilder};
 
 /// Makes a documented `async fn` a tool: an MCP tool, and with `rest = "..."` a REST endpoint.
@@ -95,6 +96,8 @@ pub use engine::server::{Server, ServerBuilder};
 /// | `allow_unknown_args` (also `= true` or `= false`) | accept arguments the inputSchema does not name (by default refused by name) |
 /// | `task` (or `task = "optional"`), `task = "required"` | its calls may run as tasks (the tasks extension, 2026-07-28), or only as tasks |
 /// | `deferred_task` (also `= true` or `= false`) | with `task`: a call becomes a task only when its code calls [`Cx::start_task`] |
+/// | `timeout_ms = 5000` | how long a call may take (default: the server's [`call_timeout`](ServerBuilder::call_timeout), else none); past it the call is cancelled and answers the tool error `{"error": "Time limit exceeded", "limitMs": N}` |
+/// | `max_concurrent = 4` | how many calls may run at once; as many more wait, and one more is refused with the tool error `{"error": "Too many concurrent calls", "maxConcurrent": N}` |
 ///
 /// Names and hints:
 ///
@@ -217,6 +220,29 @@ pub use engine::server::{Server, ServerBuilder};
 /// let support: Vec<_> = server.table().descriptors().iter().map(|d| (d.task_support, d.deferred_task)).collect();
 /// assert_eq!(support, [(TaskSupport::Optional, false), (TaskSupport::Required, false), (TaskSupport::Optional, true)]);
 /// # Ok::<(), tooltable::tool::TableError>(())
+/// ```
+///
+/// Limits:
+///
+/// ```
+/// use std::time::Duration;
+/// use tooltable::{Error, ErrorKind, Server, table, tool};
+///
+/// /// Renders the report, one at a time, in at most 50 ms.
+/// #[tool(timeout_ms = 50, max_concurrent = 1)]
+/// async fn render() -> Result<String, Error> {
+///     tokio::time::sleep(Duration::from_secs(1)).await;
+///     Ok("done".into())
+/// }
+///
+/// let server = Server::builder(()).tools(table![render]).build()?;
+/// let limits = server.table().descriptors()[0].limits;
+/// assert_eq!((limits.timeout_ms, limits.max_concurrent), (Some(50), Some(1)));
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+/// let late = runtime.block_on(server.call("render", serde_json::json!({}))).unwrap_err();
+/// assert_eq!(late.kind, ErrorKind::Timeout);
+/// assert_eq!(late.body, serde_json::json!({ "error": "Time limit exceeded", "limitMs": 50 }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub use tooltable_macros::tool;
 

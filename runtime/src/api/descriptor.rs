@@ -65,6 +65,21 @@ impl TaskSupport {
     }
 }
 
+/// Limits on a tool's calls, which the server holds every call to, after its layers (see the
+/// [`layer`](crate::layer) module): `#[tool(timeout_ms = N, max_concurrent = N)]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallLimits {
+    /// How long one call may take, in milliseconds, from when it reaches the tool's limits
+    /// (waiting for a slot included); past it the call is cancelled and answers the tool error
+    /// `{"error": "Time limit exceeded", "limitMs": N}` (504 over REST). `None`: the server's
+    /// [`call_timeout`](crate::ServerBuilder::call_timeout), if it has one.
+    pub timeout_ms: Option<u64>,
+    /// How many of its calls may run at once. Calls beyond wait for a slot, as many as may run;
+    /// one more is refused with the tool error `{"error": "Too many concurrent calls",
+    /// "maxConcurrent": N}` (429 over REST). `None`: no limit.
+    pub max_concurrent: Option<u32>,
+}
+
 /// The REST route a tool is also served at (`rest = "GET /models/{id}"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestRoute {
@@ -114,6 +129,9 @@ pub struct ToolDescriptor {
     /// When true, a call becomes a task only when its code calls `Cx::start_task` (its questions
     /// before are asked in rounds); else a call that may be a task is one from the start.
     pub deferred_task: bool,
+    /// Its time limit and how many of its calls may run at once; not part of what `tools/list`
+    /// shows.
+    pub limits: CallLimits,
 }
 
 impl ToolDescriptor {
@@ -131,6 +149,7 @@ impl ToolDescriptor {
             allow_unknown_args: false,
             task_support: TaskSupport::Forbidden,
             deferred_task: false,
+            limits: CallLimits::default(),
         }
     }
 
@@ -186,6 +205,7 @@ impl From<ToolMeta> for ToolDescriptor {
             allow_unknown_args: meta.allow_unknown_args,
             task_support: meta.task_support,
             deferred_task: meta.deferred_task,
+            limits: meta.limits,
         }
     }
 }

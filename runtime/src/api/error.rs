@@ -51,6 +51,8 @@ pub enum ErrorKind {
     TooMany,
     /// The tool failed on its own side (500).
     Internal,
+    /// The call ran past its time limit and was cancelled (504).
+    Timeout,
     /// The request can go on only after the user completes a URL-mode elicitation (403). Over MCP
     /// this is the JSON-RPC error -32042 the specification defines, not a tool result.
     ElicitationRequired,
@@ -58,7 +60,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::InvalidInput,
         ErrorKind::Forbidden,
         ErrorKind::NotFound,
@@ -67,6 +69,7 @@ impl ErrorKind {
         ErrorKind::TooLarge,
         ErrorKind::TooMany,
         ErrorKind::Internal,
+        ErrorKind::Timeout,
         ErrorKind::ElicitationRequired,
     ];
 
@@ -86,6 +89,7 @@ impl ErrorKind {
             ErrorKind::TooLarge => 413,
             ErrorKind::TooMany => 429,
             ErrorKind::Internal => 500,
+            ErrorKind::Timeout => 504,
             ErrorKind::ElicitationRequired => 403,
         }
     }

@@ -9,6 +9,7 @@ pub(crate) mod descriptor;
 pub(crate) mod error;
 #[doc(hidden)]
 pub mod expansion;
+pub mod layer;
 pub(crate) mod logging;
 pub mod numbers;
 pub(crate) mod output;

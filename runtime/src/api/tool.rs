@@ -27,7 +27,9 @@ use serde_json::Value;
 use crate::api::context::Cx;
 use crate::api::error::Error;
 
-pub use crate::api::descriptor::{Annotations, DynamicHandler, DynamicTool, RestRoute, TaskSupport, ToolDescriptor};
+pub use crate::api::descriptor::{
+    Annotations, CallLimits, DynamicHandler, DynamicTool, RestRoute, TaskSupport, ToolDescriptor,
+};
 pub use crate::api::output::{IntoOutput, Output};
 pub use crate::api::table_error::TableError;
 
@@ -48,6 +50,8 @@ pub struct ToolMeta {
     pub task_support: TaskSupport,
     /// The call becomes a task when its code calls `Cx::start_task`, not at once.
     pub deferred_task: bool,
+    /// The time limit and concurrency limit of its calls.
+    pub limits: CallLimits,
     pub input_schema: fn() -> Value,
     pub output_schema: fn() -> Option<Value>,
     /// The schema of the error bodies, when the error type states one.

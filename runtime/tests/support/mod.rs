@@ -59,7 +59,12 @@ impl<S: Send + Sync + 'static> Peer<S> {
     }
 
     pub fn send(&mut self, msg: Value) {
-        self.session.handle_bytes(msg.to_string().as_bytes(), &CONTEXT);
+        self.send_with(msg, &CONTEXT);
+    }
+
+    /// Sends `msg` as if `context`'s transport had carried it.
+    pub fn send_with(&mut self, msg: Value, context: &RequestContext) {
+        self.session.handle_bytes(msg.to_string().as_bytes(), context);
     }
 
     pub async fn next(&mut self) -> (Value, Sent) {

@@ -42,9 +42,9 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
-    let Some(entry) = cx.server.table().get(&route.tool) else {
+    if cx.server.table().get(&route.tool).is_none() {
         return body::error(StatusCode::NOT_FOUND, format!("no route for {method} {path}"));
-    };
+    }
     let _parsing = match cx.parsing.reserve(bytes.len()).await {
         Ok(permit) => permit,
         Err(response) => return response,
@@ -54,7 +54,8 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         Err(e) => return body::error(StatusCode::BAD_REQUEST, e.0),
     };
     let status = StatusCode::from_u16(route.rest.status).unwrap_or(StatusCode::OK);
-    let (status, value) = match entry.call(cx.server.cx(context), Some(args)).await {
+    // Through the server, so that its layers and the tool's limits hold REST calls too.
+    let (status, value) = match cx.server.call_tool(cx.server.cx(context), &route.tool, Some(args)).await {
         Ok(Ok(Output::Json(value))) => (status, value),
         Ok(Ok(Output::Content(content))) => (status, serde_json::json!(content)),
         Ok(Err(failure)) => {

@@ -183,6 +183,7 @@ fn error_description(kind: ErrorKind) -> &'static str {
         ErrorKind::TooLarge => "Too large.",
         ErrorKind::TooMany => "Too many: the server holds or accepts no more of these for now.",
         ErrorKind::Internal => "Internal error.",
+        ErrorKind::Timeout => "Time limit exceeded: the operation ran past its time limit and was cancelled.",
         ErrorKind::ElicitationRequired => {
             "Or: the user must first complete the URL elicitations `elicitations` lists, then retry."
         }

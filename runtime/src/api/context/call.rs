@@ -45,6 +45,8 @@ pub(crate) trait CallSide: Send + Sync {
     /// Sends a log message, its level already checked.
     fn log(&self, level: LogLevel, data: Value);
     fn is_cancelled(&self) -> bool;
+    /// Whether the call was stopped to ask the client (a 2026-07-28 round ending `input_required`).
+    fn awaits_input(&self) -> bool;
     fn close_stream(&self);
     fn elicitation_complete(&self, elicitation_id: &str);
     /// Makes the rest of the call a task when it may become one; whether it runs as one.

@@ -131,6 +131,12 @@ impl<S> Cx<S> {
         self.request.principal()
     }
 
+    /// Whether the call was stopped to ask the client: a 2026-07-28 round that ends
+    /// `input_required`, the client's retry running the tool again.
+    pub(crate) fn awaits_input(&self) -> bool {
+        self.call.as_deref().is_some_and(CallSide::awaits_input)
+    }
+
     /// Tells every session subscribed to `uri` that the resource changed.
     pub fn resource_updated(&self, uri: &str) {
         self.server.resource_updated(uri);

@@ -22,6 +22,19 @@ pub enum Transport {
     Custom(&'static str),
 }
 
+impl Transport {
+    /// Its name in logs: `stdio`, `http`, `rest`, `in_process`, or a custom transport's own.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+            Transport::Rest => "rest",
+            Transport::InProcess => "in_process",
+            Transport::Custom(name) => name,
+        }
+    }
+}
+
 /// Which era of the protocol a call came in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
@@ -29,6 +42,16 @@ pub enum Era {
     Handshake,
     /// Revision 2026-07-28: each request carries its revision and capabilities in `_meta`.
     Stateless,
+}
+
+impl Era {
+    /// Its name in logs: `handshake` or `stateless`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Handshake => "handshake",
+            Era::Stateless => "stateless",
+        }
+    }
 }
 
 /// What the transport knows of one incoming message: the transport, and the principal its

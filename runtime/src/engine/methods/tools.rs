@@ -152,8 +152,9 @@ fn call_as_task<S: Send + Sync + 'static>(
     });
 }
 
-/// Runs a tool and shapes its result as `tools/call` answers it. `probe`, for a 2026-07-28
-/// request, tells which capability a question needed that the request did not declare.
+/// Runs a tool (through the server's layers and its limits) and shapes its result as
+/// `tools/call` answers it. `probe`, for a 2026-07-28 request, tells which capability a question
+/// needed that the request did not declare.
 async fn call_tool<S: Send + Sync + 'static>(
     server: &Server<S>,
     tool: &Entry<S>,
@@ -162,7 +163,7 @@ async fn call_tool<S: Send + Sync + 'static>(
     args: Option<Value>,
     structured: bool,
 ) -> Result<ToolResult, RpcError> {
-    let outcome = tool.call(cx, args).await?;
+    let outcome = server.run_call(tool, cx, args).await?.into_result();
     // 2026-07-28: a call that failed for want of a capability the request did not declare
     // says so as the protocol error that revision defines.
     if outcome.is_err()

@@ -11,6 +11,7 @@ use crate::api::content::ResourceContents;
 use crate::api::context::Cx;
 use crate::api::descriptor::DynamicTool;
 use crate::api::error::Error;
+use crate::api::layer::Layer;
 use crate::api::prompts::{
     CompletionHandler, CompletionRequest, Prompt, PromptArgs, PromptResult, RegisteredPrompt, completion_handler,
     prompt_handler,
@@ -44,6 +45,9 @@ pub struct Config {
     /// What `serve` adds to its startup line after the addresses: a fact an operator must see at
     /// once, such as where the server keeps its data.
     pub startup_note: Option<String>,
+    /// How long a call of a tool that states no `timeout_ms` may take (see
+    /// [`CallLimits`](crate::tool::CallLimits)); `None` (the default): no limit.
+    pub call_timeout: Option<std::time::Duration>,
 }
 
 impl Default for Config {
@@ -55,6 +59,7 @@ impl Default for Config {
             state_key: StateKey::random(),
             local_tools: Vec::new(),
             startup_note: None,
+            call_timeout: None,
         }
     }
 }
@@ -73,6 +78,7 @@ pub struct ServerBuilder<S> {
     completion: Option<CompletionHandler<S>>,
     config: Config,
     tasks: Tasks,
+    layers: Vec<Box<dyn Layer<S>>>,
 }
 
 impl<S: Send + Sync + 'static> Server<S> {
@@ -90,6 +96,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             completion: None,
             config: Config::default(),
             tasks: Tasks::default(),
+            layers: Vec::new(),
         }
     }
 }
@@ -184,6 +191,22 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Adds a layer around every tool call (see the [`layer`](crate::layer) module): layers see a
+    /// call in the order they are added, the first outermost.
+    pub fn layer(mut self, layer: impl Layer<S>) -> Self {
+        self.layers.push(Box::new(layer));
+        self
+    }
+
+    /// How long a call of a tool that states no `timeout_ms` may take; past it the call is
+    /// cancelled and answers the tool error `{"error": "Time limit exceeded", "limitMs": N}`
+    /// (default: no limit; at least a millisecond). It counts the time the call waits for the
+    /// client's answers under the 2025 revisions, and a task's whole run.
+    pub fn call_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.config.call_timeout = Some(limit.max(std::time::Duration::from_millis(1)));
+        self
+    }
+
     /// Adds `note` to the line `serve` prints once it listens (see [`Config::startup_note`]).
     pub fn startup_note(mut self, note: impl Into<String>) -> Self {
         self.config.startup_note = Some(note.into());
@@ -213,6 +236,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             completion: self.completion,
             config: self.config,
             tasks: self.tasks,
+            layers: self.layers,
             sessions: Arc::default(),
             next_session: AtomicU64::new(1),
             subscription_observer: None,
@@ -247,6 +271,7 @@ impl<S> std::fmt::Debug for ServerBuilder<S> {
             .field("resources", &self.resources.len())
             .field("templates", &self.templates.len())
             .field("prompts", &self.prompts.len())
+            .field("layers", &self.layers.len())
             .field("config", &self.config)
             .finish_non_exhaustive()
     }

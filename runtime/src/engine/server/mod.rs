@@ -2,6 +2,7 @@
 //! live sessions that broadcasts reach.
 
 mod builder;
+mod calls;
 mod mount;
 mod sessions;
 mod side;
@@ -15,6 +16,7 @@ use serde_json::Value;
 use crate::api::context::{Cx, RequestContext, ServerSide};
 use crate::api::descriptor::{DynamicHandler, DynamicTool};
 use crate::api::error::{Error, ErrorKind};
+use crate::api::layer::Layer;
 use crate::api::output::Output;
 use crate::api::prompts::{CompletionHandler, RegisteredPrompt};
 use crate::api::resources::{ReadHandler, StaticResource, TemplateResource, match_template};
@@ -48,6 +50,8 @@ pub(crate) struct ServerInner<S> {
     completion: Option<CompletionHandler<S>>,
     config: Config,
     tasks: Tasks,
+    /// Around every tool call, the first outermost.
+    layers: Vec<Box<dyn Layer<S>>>,
     sessions: Arc<LiveSessions<S>>,
     next_session: AtomicU64,
     /// Told of every resource a session subscribes to (a forwarding server follows it upstream).
@@ -166,15 +170,24 @@ impl<S: Send + Sync + 'static> Server<S> {
         if inner.table.replace_handler(name, handler) { Ok(()) } else { Err(ReplaceError::NoSuchTool(name.to_owned())) }
     }
 
-    /// Validates arguments and runs a tool. Unknown tools and non-object arguments are protocol
-    /// faults; a schema violation is a tool failure.
+    /// Adds a layer around every other one (the first to see a call), while nothing else holds
+    /// the server (right after it is built); false once it is shared. How the standard command
+    /// line adds its call log to a server built elsewhere.
+    pub fn add_outer_layer(&mut self, layer: impl Layer<S>) -> bool {
+        Arc::get_mut(&mut self.0).map(|inner| inner.layers.insert(0, Box::new(layer))).is_some()
+    }
+
+    /// Runs a tool through the server's layers, then its limits: validated arguments, its
+    /// handler, its outcome. Unknown tools and non-object arguments are protocol faults; a schema
+    /// violation, a refusal and a time limit are tool failures.
     pub async fn call_tool(
         &self,
         cx: Cx<S>,
         name: &str,
         args: Option<Value>,
     ) -> Result<Result<Output, Error>, RpcError> {
-        self.tool(name)?.call(cx, args).await
+        let tool = self.tool(name)?;
+        Ok(self.run_call(&tool, cx, args).await?.into_result())
     }
 
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as
@@ -307,6 +320,7 @@ impl<S> std::fmt::Debug for Server<S> {
             .field("templates", &s.templates.len())
             .field("prompts", &s.prompts.len())
             .field("completion", &s.completion.is_some())
+            .field("layers", &s.layers.len())
             .field("config", &s.config)
             .finish_non_exhaustive()
     }

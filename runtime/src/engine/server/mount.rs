@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Server, ServerBuilder};
 use crate::api::context::Cx;
-use crate::api::descriptor::DynamicTool;
+use crate::api::descriptor::{CallLimits, DynamicTool};
 use crate::api::error::{Error, ErrorKind};
 use crate::api::output::Output;
 use crate::api::prompts::RegisteredPrompt;
@@ -19,7 +19,8 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
     /// in `server` with its own state, its calls' progress, logs and questions to the client going
     /// through the call of this server that runs them. What `server` has when it is mounted is
     /// served (tools it adds later are not), and a name or URI that two servers share is a
-    /// [`TableError`](crate::tool::TableError) at [`build`](Self::build).
+    /// [`TableError`](crate::tool::TableError) at [`build`](Self::build). A call passes this
+    /// server's layers, then `server`'s layers and its tool's limits.
     ///
     /// ```
     /// use tooltable::{Error, Server, table, tool};
@@ -46,6 +47,9 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             let name = descriptor.name.clone();
             let mut descriptor = descriptor;
             descriptor.name = format!("{prefix}_{name}");
+            // The mounted server holds its calls to their limits; holding them here too would
+            // count each call twice.
+            descriptor.limits = CallLimits::default();
             let inner = server.clone();
             let handler = Arc::new(move |cx: Cx<S>, args: Value| {
                 let (inner, name) = (inner.clone(), name.clone());

@@ -225,6 +225,10 @@ impl<S: Send + Sync + 'static> CallSide for CallScope<S> {
         cancelled(&self.cancelled) || self.task.get().is_some_and(|t| cancelled(&t.cancelled))
     }
 
+    fn awaits_input(&self) -> bool {
+        self.round.as_ref().is_some_and(|round| round.awaits_input())
+    }
+
     fn close_stream(&self) {
         if !self.stateless() {
             self.session.close_stream(&self.request_id);

@@ -6,7 +6,7 @@
 //! once, so the tool gets one step further each round (see docs/architecture.md).
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -68,6 +68,8 @@ pub(crate) struct Round {
     next_key: AtomicUsize,
     /// Signalled when the tool asked something it has no answer for.
     pub(crate) stuck: Notify,
+    /// Set then too, for what looks at the call as it is stopped (the call log).
+    asked_unanswered: AtomicBool,
 }
 
 /// A question: the request the client would have been sent under earlier revisions.
@@ -84,7 +86,18 @@ pub(crate) fn question(q: &InputRequest) -> Value {
 
 impl Round {
     pub(crate) fn new(input: RoundInput) -> Self {
-        Round { input, asked: Mutex::new(Map::new()), next_key: AtomicUsize::new(0), stuck: Notify::new() }
+        Round {
+            input,
+            asked: Mutex::new(Map::new()),
+            next_key: AtomicUsize::new(0),
+            stuck: Notify::new(),
+            asked_unanswered: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the tool asked something this round has no answer for (it is then stopped).
+    pub(crate) fn awaits_input(&self) -> bool {
+        self.asked_unanswered.load(Ordering::Acquire)
     }
 
     /// A key for a question the tool did not name: the same one in every round, as long
@@ -106,6 +119,7 @@ impl Round {
                 asked.insert(key.clone(), question(q));
             }
         }
+        self.asked_unanswered.store(true, Ordering::Release);
         self.stuck.notify_one();
         None
     }

@@ -1,6 +1,7 @@
 //! The tool table: the tools of `table!` in declaration order, plus dynamic tools added and removed at
 //! run time. Built once; looked up by name in O(1); each input schema compiled once.
 
+mod limits;
 pub(crate) mod validate;
 mod wire_names;
 
@@ -12,6 +13,7 @@ use serde_json::Value;
 use crate::api::context::Cx;
 use crate::api::descriptor::{DynamicHandler, DynamicTool, RestRoute, ToolDescriptor};
 use crate::api::error::Error;
+use crate::api::layer::Outcome;
 use crate::api::output::Output;
 use crate::api::rpc::RpcError;
 use crate::api::schema;
@@ -35,6 +37,8 @@ pub struct Entry<S> {
     pub(crate) output_validator: Option<jsonschema::Validator>,
     /// Root property names when the schema is closed to others, for the unknown-argument check.
     pub(crate) known_args: Option<Vec<String>>,
+    /// Its slots, when its calls may run only so many at once.
+    slots: Option<limits::Slots>,
     handler: Handler<S>,
 }
 
@@ -70,21 +74,41 @@ impl<S: Send + Sync + 'static> Entry<S> {
             true => None,
             false => schema::closed_property_names(&descriptor.input_schema).map(|p| p.keys().cloned().collect()),
         };
-        Ok(Entry { listing, descriptor, validator, output_validator, known_args, handler })
+        let slots = descriptor.limits.max_concurrent.map(limits::Slots::new);
+        Ok(Entry { listing, descriptor, validator, output_validator, known_args, slots, handler })
     }
 
-    /// Validates the arguments and runs the tool: arguments that are no object are a protocol
-    /// fault; a schema violation is a tool failure.
-    pub async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Result<Output, Error>, RpcError> {
-        let args = match args {
-            None | Some(Value::Null) => Value::Object(Default::default()),
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(RpcError::invalid_params("tools/call arguments must be an object")),
-        };
+    /// Validates the arguments and runs the tool, without its limits (a tool's call of another):
+    /// arguments that are no object are a protocol fault; a schema violation is a tool failure.
+    pub(crate) async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Result<Output, Error>, RpcError> {
+        let args = arguments(args)?;
         if let Err(failure) = validate::arguments(self, &args) {
             return Ok(Err(failure));
         }
         Ok(self.run(cx, args).await)
+    }
+
+    /// Validates the arguments (an object) and runs the tool within its limits: a slot among
+    /// `max_concurrent`, then its time limit (`default_timeout_ms` when it states none), which
+    /// counts the wait for a slot.
+    pub(crate) async fn invoke(&self, cx: Cx<S>, args: Value, default_timeout_ms: Option<u64>) -> Outcome {
+        if let Err(failure) = validate::arguments(self, &args) {
+            return Outcome::ToolError(failure);
+        }
+        let run = async {
+            let _slot = match &self.slots {
+                Some(slots) => match slots.take().await {
+                    Ok(slot) => Some(slot),
+                    Err(refusal) => return Outcome::Refused(refusal),
+                },
+                None => None,
+            };
+            Outcome::from(self.run(cx, args).await)
+        };
+        match self.descriptor.limits.timeout_ms.or(default_timeout_ms) {
+            Some(limit_ms) => limits::within(limit_ms, run).await,
+            None => run.await,
+        }
     }
 
     /// Runs the tool on arguments that have passed validation.
@@ -93,6 +117,16 @@ impl<S: Send + Sync + 'static> Entry<S> {
             Handler::Static(tool) => tool.call(cx, args),
             Handler::Dynamic(f) => f(cx, args),
         }
+    }
+}
+
+/// A call's arguments as an object (none or null is an empty one); anything else is a protocol
+/// fault.
+pub(crate) fn arguments(args: Option<Value>) -> Result<Value, RpcError> {
+    match args {
+        None | Some(Value::Null) => Ok(Value::Object(Default::default())),
+        Some(v @ Value::Object(_)) => Ok(v),
+        Some(_) => Err(RpcError::invalid_params("tools/call arguments must be an object")),
     }
 }
 

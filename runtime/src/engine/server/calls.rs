@@ -1,0 +1,39 @@
+//! One tool call: through the server's layers, then the tool's limits, then the tool.
+
+use serde_json::Value;
+
+use super::Server;
+use crate::api::context::Cx;
+use crate::api::layer::{Call, Innermost, Next, Outcome};
+use crate::api::rpc::RpcError;
+use crate::api::tool::BoxFuture;
+use crate::engine::table::{self, Entry};
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// Runs a call of `tool`: arguments that are no object are a protocol fault; anything else
+    /// is the call's outcome. Without layers, the tool's limits and the tool are all there is:
+    /// nothing is boxed or called through a pointer for the layers' sake.
+    pub(crate) async fn run_call(&self, tool: &Entry<S>, cx: Cx<S>, args: Option<Value>) -> Result<Outcome, RpcError> {
+        let args = table::arguments(args)?;
+        let default_timeout_ms = self.0.config.call_timeout.map(|limit| limit.as_millis().max(1) as u64);
+        Ok(match self.0.layers.as_slice() {
+            [] => tool.invoke(cx, args, default_timeout_ms).await,
+            layers => {
+                let innermost = Limited { tool, default_timeout_ms };
+                Next::new(layers, &innermost).run(Call::new(&tool.descriptor, args, cx)).await
+            }
+        })
+    }
+}
+
+/// The tool within its limits, where the last layer passes a call on.
+struct Limited<'a, S> {
+    tool: &'a Entry<S>,
+    default_timeout_ms: Option<u64>,
+}
+
+impl<S: Send + Sync + 'static> Innermost<S> for Limited<'_, S> {
+    fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'_, Outcome> {
+        Box::pin(self.tool.invoke(cx, args, self.default_timeout_ms))
+    }
+}

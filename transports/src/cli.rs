@@ -1,5 +1,7 @@
 //! The command line every server gets: `mcp` (stdio), `serve` (HTTP), `call TOOL 'JSON'`, `tools`,
-//! `openapi`.
+//! `openapi`. Diagnostics go to stderr, filtered by `RUST_LOG`: by default warnings, and the
+//! call log ([`CallLog`](tooltable::layer::CallLog)), one line per call, which the command line
+//! adds to the server, outermost, whenever the filter lets its lines through.
 
 use std::process::ExitCode;
 
@@ -8,11 +10,12 @@ use serde_json::Value;
 use tokio::runtime::Builder;
 use tooltable::Server;
 use tooltable::context::Transport;
+use tooltable::layer::{CALLS_TARGET, CallLog};
 use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
 
 use crate::forward;
-use crate::http::{AccessPolicy, ApiKey, Http, HttpOptions};
+use crate::http::{AccessPolicy, ApiKey, Http, HttpOptions, OAuth};
 use crate::stdio::{StdioOptions, serve_stdio};
 
 /// A server's own command-line options, flattened beside the standard commands.
@@ -78,7 +81,7 @@ enum Command {
     Openapi,
     /// Serve Streamable HTTP at /mcp, with the REST routes and /openapi.json, on one port.
     #[command(after_help = SERVE_ENVIRONMENT)]
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
 }
 
 /// Remote mode of `mcp`: the same tools, the server's state kept by a `serve` instance elsewhere.
@@ -103,6 +106,22 @@ struct ServeArgs {
     /// `<SERVER>_API_KEY` (which keeps it out of the process list).
     #[arg(long, value_name = "KEY")]
     api_key: Option<String>,
+    /// Accept only OAuth 2.1 bearer tokens this authorization server (its issuer identifier)
+    /// issued for this server, on every route but GET /health and the protected resource
+    /// metadata (/.well-known/oauth-protected-resource/mcp); instead of --api-key.
+    #[arg(long, value_name = "ISSUER", conflicts_with = "api_key")]
+    oauth_issuer: Option<String>,
+    /// Another audience a token may name instead of this server's resource URL (repeatable).
+    #[arg(long = "oauth-audience", value_name = "AUD", requires = "oauth_issuer")]
+    oauth_audiences: Vec<String>,
+    /// The server's public base URL, as clients reach it: the protected resource is URL/mcp.
+    /// By default the address it listens on.
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    public_url: Option<String>,
+    /// Requests one caller (its principal, else its address) may make a second, as N/s, in
+    /// bursts of as many: REST requests and /mcp POSTs past it are answered 429 with Retry-After.
+    #[arg(long, value_name = "N/s")]
+    rate_limit: Option<crate::http::RateLimit>,
     /// The address to listen on (loopback by default; port 0 picks a free one).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
@@ -159,6 +178,19 @@ struct ServeArgs {
 }
 
 impl ServeArgs {
+    /// The authorization server `--oauth-issuer` names, with the public URL and audiences.
+    fn oauth(&self, package: Package) -> Result<Option<OAuth>, String> {
+        let Some(issuer) = &self.oauth_issuer else { return Ok(None) };
+        if secret(self.api_key.clone(), package, "API_KEY").is_some() {
+            return Err("--oauth-issuer replaces the API key (both travel as the bearer token): unset it".into());
+        }
+        let mut oauth = OAuth::new(issuer).map_err(|e| e.to_string())?;
+        if let Some(url) = &self.public_url {
+            oauth = oauth.with_public_url(url).map_err(|e| e.to_string())?;
+        }
+        Ok(Some(self.oauth_audiences.iter().fold(oauth, |oauth, audience| oauth.with_audience(audience))))
+    }
+
     fn options(self, package: Package) -> Result<HttpOptions, String> {
         let secs = std::time::Duration::from_secs;
         let api_key = secret(self.api_key, package, "API_KEY")
@@ -182,6 +214,7 @@ impl ServeArgs {
             body_timeout: secs(self.body_timeout_secs),
             stall_timeout: secs(self.stall_timeout_secs),
             api_key,
+            rate_limit: self.rate_limit,
             ..HttpOptions::default()
         })
     }
@@ -349,6 +382,10 @@ where
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
+    // With `RUST_LOG` leaving the call log out, no layer is added at all.
+    if tracing::enabled!(target: CALLS_TARGET, tracing::Level::INFO) && !server.add_outer_layer(CallLog) {
+        tracing::warn!("no call log: the server was already shared when the command line got it");
+    }
     let Hooks { mut start, http } = hooks;
     let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
         Ok(()) => Ok(()),
@@ -393,14 +430,14 @@ where
             })
         }
         Command::Serve(args) => {
-            let options = match args.options(package) {
-                Ok(options) => options,
+            let (oauth, options) = match args.oauth(package).and_then(|oauth| Ok((oauth, args.options(package)?))) {
+                Ok(settings) => settings,
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(EXIT_USAGE);
                 }
             };
-            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, options, http)))
+            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, options, oauth, http)))
         }
         Command::Call { tool, arguments } => {
             with_runtime(&mut Builder::new_current_thread(), |rt| rt.block_on(call(&server, &tool, &arguments)))
@@ -468,6 +505,7 @@ fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<
 async fn serve_http<S: Send + Sync + 'static>(
     server: Server<S>,
     options: HttpOptions,
+    oauth: Option<OAuth>,
     hook: Option<HttpHook<S>>,
 ) -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(options.listen).await {
@@ -487,6 +525,9 @@ async fn serve_http<S: Send + Sync + 'static>(
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
     let mut http = Http::new(server.clone()).options(options);
+    if let Some(oauth) = oauth {
+        http = http.oauth(oauth);
+    }
     if let Some(hook) = hook {
         http = hook(&server, http);
     }
@@ -558,10 +599,10 @@ fn print_json(v: &Value) {
     let _ = writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
-/// Diagnostics go to stderr, filtered by `RUST_LOG` (warnings by default).
+/// Diagnostics go to stderr, filtered by `RUST_LOG` (by default warnings and the call log).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("warn,{CALLS_TARGET}=info")));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
@@ -597,6 +638,48 @@ mod tests {
             |secs: &str| command::<NoOptions>(PACKAGE, ["s", "serve", "--header-timeout-secs", secs].map(Into::into));
         assert_eq!(parse("0").unwrap_err().kind(), clap::error::ErrorKind::ValueValidation);
         assert!(parse("1").is_ok());
+    }
+
+    #[test]
+    fn oauth_options_go_together() {
+        let parse = |args: &[&str]| {
+            let args = ["s", "serve"].iter().chain(args).map(Into::into);
+            command::<NoOptions>(PACKAGE, args).map(|m| Cli::<NoOptions>::from_arg_matches(&m).unwrap())
+        };
+        assert!(parse(&["--oauth-audience", "a"]).is_err(), "an audience needs an issuer");
+        assert!(parse(&["--public-url", "http://h"]).is_err(), "a public URL needs an issuer");
+        assert!(parse(&["--oauth-issuer", "http://as", "--api-key", "k"]).is_err(), "one bearer token or the other");
+        let cli = parse(&[
+            "--oauth-issuer",
+            "http://as",
+            "--oauth-audience",
+            "a",
+            "--oauth-audience",
+            "b",
+            "--public-url",
+            "http://h/",
+        ]);
+        let Ok(Cli { command: Command::Serve(args), .. }) = cli else { panic!("parsed: {cli:?}") };
+        let oauth = args.oauth(PACKAGE).unwrap().unwrap();
+        assert_eq!(
+            oauth,
+            OAuth::new("http://as").unwrap().with_public_url("http://h").unwrap().with_audience("a").with_audience("b")
+        );
+        let Ok(Cli { command: Command::Serve(args), .. }) = parse(&["--oauth-issuer", "ftp://as"]) else { panic!() };
+        assert!(args.oauth(PACKAGE).unwrap_err().contains("ftp://as"));
+    }
+
+    #[test]
+    fn a_rate_limit_is_requests_a_second() {
+        let parse = |limit: &str| {
+            let args = ["s", "serve", "--rate-limit", limit].map(Into::into);
+            command::<NoOptions>(PACKAGE, args).and_then(|m| Cli::<NoOptions>::from_arg_matches(&m))
+        };
+        let Ok(Cli { command: Command::Serve(args), .. }) = parse("50/s") else { panic!("50/s parses") };
+        assert_eq!(args.options(PACKAGE).unwrap().rate_limit.map(|limit| limit.per_second()), Some(50));
+        for wrong in ["50", "0/s", "50/min", "1.5/s"] {
+            assert_eq!(parse(wrong).unwrap_err().kind(), clap::error::ErrorKind::ValueValidation, "{wrong}");
+        }
     }
 
     #[test]

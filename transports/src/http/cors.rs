@@ -1,6 +1,6 @@
 //! CORS for browser clients: only origins named with `--allow-origin` (or `*`) may call from
 //! another origin. Their preflights are answered with the methods of the path and the headers MCP
-//! clients send, and their responses expose the session and version headers. By default nothing is
+//! clients send, and their responses expose the session and version headers and the OAuth challenge. By default nothing is
 //! allowed cross-origin: a page on `http://localhost:5173` passes the Origin check (it is local)
 //! but its browser gets no CORS headers.
 
@@ -13,8 +13,8 @@ use super::guard::AccessPolicy;
 /// The request headers MCP clients send.
 const ALLOWED_HEADERS: &str =
     "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id";
-/// The response headers a browser client must read.
-const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version";
+/// The response headers a browser client must read (the challenge of an OAuth refusal among them).
+const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, www-authenticate";
 /// How long a browser may cache a preflight, in seconds.
 const MAX_AGE_SECS: &str = "600";
 

@@ -3,6 +3,7 @@
 //! application as a `tower` service ([`Http::service`]), with the same guards either way.
 
 mod api_key;
+mod auth;
 pub(crate) mod body;
 mod connections;
 mod cors;
@@ -10,6 +11,7 @@ mod event_channel;
 mod guard;
 mod listener;
 pub(crate) mod mcp;
+mod rate_limit;
 mod service;
 mod slots;
 
@@ -22,8 +24,10 @@ use tokio::net::TcpListener;
 use tooltable::Server;
 
 pub use api_key::{ApiKey, InvalidKey};
+pub use auth::{OAuth, OAuthError};
 pub use body::{HttpResponse, ResponseBody, error as error_response};
 pub use guard::AccessPolicy;
+pub use rate_limit::{InvalidRateLimit, RateLimit};
 pub(crate) use service::HttpContext;
 pub use service::{ClientAddr, HttpService};
 
@@ -76,6 +80,11 @@ pub struct HttpOptions {
     /// When set, every request but `GET /health` and CORS preflights must carry it as a bearer
     /// token (401 otherwise).
     pub api_key: Option<ApiKey>,
+    /// When set, how many REST requests and `/mcp` POSTs one caller may make a second (in bursts
+    /// of as many): its principal when the request names one, else its client address
+    /// ([`ClientAddr`]). Past it they are answered 429 with `Retry-After`. At most 65,536 callers
+    /// are followed at once.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Default for HttpOptions {
@@ -100,6 +109,7 @@ impl Default for HttpOptions {
             max_unread_event_bytes: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             api_key: None,
+            rate_limit: None,
         }
     }
 }
@@ -130,6 +140,7 @@ pub struct Http<S: Send + Sync + 'static> {
     server: Server<S>,
     options: HttpOptions,
     gate: Option<RequestGate>,
+    oauth: Option<OAuth>,
     rest_prefix: String,
     nested: Vec<(String, NestedHandler)>,
 }
@@ -157,7 +168,14 @@ impl<S: Send + Sync + 'static> std::fmt::Debug for Http<S> {
 impl<S: Send + Sync + 'static> Http<S> {
     /// `server`'s transport with the default [`HttpOptions`].
     pub fn new(server: Server<S>) -> Self {
-        Http { server, options: HttpOptions::default(), gate: None, rest_prefix: String::new(), nested: Vec::new() }
+        Http {
+            server,
+            options: HttpOptions::default(),
+            gate: None,
+            oauth: None,
+            rest_prefix: String::new(),
+            nested: Vec::new(),
+        }
     }
 
     /// Its settings: limits, timeouts, the Origin and Host policy, the API key.
@@ -169,6 +187,17 @@ impl<S: Send + Sync + 'static> Http<S> {
     /// A check of the server's own that every request passes after the Origin and Host checks.
     pub fn gate(mut self, gate: RequestGate) -> Self {
         self.gate = Some(gate);
+        self
+    }
+
+    /// Makes the server an OAuth 2.1 resource server of `oauth`'s authorization server: every
+    /// request but `GET /health`, the protected resource metadata and CORS preflights needs a
+    /// bearer token it issued for this server (401 with a challenge otherwise), and the principal
+    /// the token names reaches the calls. It replaces the [API key](HttpOptions::api_key), which
+    /// travels in the same header: give one or the other. A [gate](Self::gate) still applies
+    /// after it and may refuse; the token's principal is the caller.
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -191,13 +220,21 @@ impl<S: Send + Sync + 'static> Http<S> {
 
     /// The transport as a service, for a host application to mount.
     pub fn service(self) -> HttpService<S> {
-        HttpService::new(self.server, self.options, self.gate, &self.rest_prefix, self.nested)
+        let listen = self.options.listen;
+        self.service_at(listen)
+    }
+
+    /// The service, whose public URL (unless [`OAuth`] says one) is `http://{listening}`.
+    fn service_at(self, listening: SocketAddr) -> HttpService<S> {
+        let oauth = self.oauth.map(|oauth| auth::ResourceServer::new(oauth, listening));
+        HttpService::new(self.server, self.options, self.gate, oauth, &self.rest_prefix, self.nested)
     }
 
     /// Serves on `listener` until `shutdown` resolves, then lets in-flight requests finish within
     /// [`HttpOptions::shutdown_grace`].
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let grace = self.options.shutdown_grace;
-        listener::serve(self.service(), listener, grace, shutdown).await
+        let listening = listener.local_addr()?;
+        listener::serve(self.service_at(listening), listener, grace, shutdown).await
     }
 }

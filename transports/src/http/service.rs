@@ -17,7 +17,8 @@ use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::mcp::registry::{Registry, SessionLimits};
-use super::{HttpOptions, NestedHandler, RequestGate, api_key, cors, mcp};
+use super::rate_limit::{Caller, RateLimiter};
+use super::{HttpOptions, NestedHandler, RequestGate, api_key, auth, cors, mcp};
 use crate::rest::{self, openapi, routes::Routes};
 
 /// The Streamable HTTP endpoint (both eras), the REST routes and the OpenAPI document of one
@@ -104,6 +105,10 @@ pub(crate) struct HttpContext<S: Send + Sync + 'static> {
     pub(crate) parsing: body::ParseBudget,
     /// The server's own check of every request, if it has one.
     gate: Option<RequestGate>,
+    /// The callers' token buckets, when requests are rate limited.
+    rate_limit: Option<RateLimiter>,
+    /// The OAuth resource server every request passes, when the server is one.
+    pub(crate) oauth: Option<auth::ResourceServer>,
     /// Prefixes served by handlers of the server's own, each with its handler.
     nested: Vec<(String, NestedHandler)>,
     /// Set by `shutdown`: new requests are refused with 503.
@@ -126,6 +131,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         server: Server<S>,
         options: HttpOptions,
         gate: Option<RequestGate>,
+        oauth: Option<auth::ResourceServer>,
         rest_prefix: &str,
         nested: Vec<(String, NestedHandler)>,
     ) -> Self {
@@ -149,6 +155,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         }
         let openapi = document.to_string().into();
         let parsing = body::ParseBudget::new(options.max_parsing_bytes, options.body_timeout);
+        let rate_limit = options.rate_limit.map(RateLimiter::new);
         let cx = HttpContext {
             server,
             options,
@@ -157,6 +164,8 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             openapi,
             parsing,
             gate,
+            rate_limit,
+            oauth,
             nested,
             closing: AtomicBool::new(false),
             reaper: OnceLock::new(),
@@ -225,16 +234,41 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         {
             return refusal;
         }
-        // The gate's principal, else one the host application's own authentication put there.
+        let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
+        let mut principal = None;
+        if let Some(oauth) = &cx.oauth {
+            // The metadata says how to get a token: it needs none. A page on another origin
+            // reads it, and the challenge of a refusal, to find the authorization server.
+            let answer = if self.part == Part::Whole && oauth.serves_metadata(path) && req.method() == Method::GET {
+                Err(oauth.metadata(&[]))
+            } else if preflight {
+                Ok(None)
+            } else {
+                oauth.authenticate(req.headers(), req.uri().query()).await.map(Some)
+            };
+            match answer {
+                Ok(caller) => principal = caller,
+                Err(mut response) => {
+                    if let Some(origin) = cross_origin {
+                        cors::allow(&mut response, origin);
+                    }
+                    return response;
+                }
+            }
+        }
+        // The token's principal, else the gate's, else one the host application's own
+        // authentication put there.
         let principal = match cx.gate.as_ref().map(|gate| gate(req.headers())) {
             Some(Err(refusal)) => return refusal,
-            Some(Ok(Some(principal))) => Some(principal),
-            Some(Ok(None)) | None => req.extensions().get::<Principal>().cloned(),
-        };
-        let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
+            Some(Ok(gated)) => principal.or(gated),
+            None => principal,
+        }
+        .or_else(|| req.extensions().get::<Principal>().cloned());
         let target = self.target(path);
         let mut response = if preflight {
             options(cx, target, path, req.headers(), cross_origin.is_some())
+        } else if let Some(refusal) = cx.over_rate_limit(target, req.method(), client, principal.as_ref()) {
+            refusal
         } else {
             match target {
                 Target::Mcp => {
@@ -268,6 +302,30 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             (Part::Whole | Part::Rest, "/openapi.json") => Target::OpenApi,
             _ => Target::Rest,
         }
+    }
+}
+
+impl<S: Send + Sync + 'static> HttpContext<S> {
+    /// The 429 of a request past its caller's rate limit (its principal's, else its address's);
+    /// REST requests and `/mcp` POSTs count, the rest do not.
+    fn over_rate_limit(
+        &self,
+        target: Target,
+        method: &Method,
+        client: IpAddr,
+        principal: Option<&Principal>,
+    ) -> Option<HttpResponse> {
+        let limiter = self.rate_limit.as_ref()?;
+        let counted = match target {
+            Target::Mcp => method == Method::POST,
+            Target::Rest => true,
+            Target::OpenApi => false,
+        };
+        if !counted {
+            return None;
+        }
+        let caller = principal.map_or(Caller::Address(client), |p| Caller::Principal(p.subject.clone()));
+        limiter.take(caller, std::time::Instant::now()).err().map(|wait| limiter.refusal(wait))
     }
 }
 

@@ -36,7 +36,7 @@ async fn an_allowed_origin_gets_preflights_and_readable_session_headers() {
     assert_eq!(r.status, 200);
     assert!(r.header("mcp-session-id").is_some());
     assert_eq!(r.header("access-control-allow-origin"), Some(APP));
-    assert_eq!(r.header("access-control-expose-headers"), Some("mcp-session-id, mcp-protocol-version"));
+    assert_eq!(r.header("access-control-expose-headers"), Some("mcp-session-id, mcp-protocol-version, www-authenticate"));
     let rest = send(s.addr, "OPTIONS", "/models/7/state", &preflight(APP, "GET"), "").await;
     assert_eq!(rest.status, 204);
     assert_eq!(rest.header("access-control-allow-methods"), Some("GET, OPTIONS"));

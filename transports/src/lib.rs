@@ -1,8 +1,11 @@
 //! Transports for tooltable servers, and the standard command line that serves them: [`stdio`]
 //! (newline-delimited JSON-RPC on stdin and stdout), [`http`] (Streamable HTTP at `/mcp`, with the
-//! [`rest`] routes and `/openapi.json` on the same port), and [`cli`], which gives every server
-//! the commands `mcp`, `serve`, `call`, `tools` and `openapi`; and [`forward`], which serves
-//! any REST API with an OpenAPI 3.1 document (another tooltable server's, say) as tools.
+//! tools' REST routes and `/openapi.json` on the same port), and [`cli`], which gives every server
+//! the commands `mcp`, `serve`, `call`, `tools` and `openapi`. And the other direction, a server
+//! using others: [`client`], an MCP client of either era over stdio or Streamable HTTP;
+//! [`proxy`], another MCP server's tools served as this server's own (a gateway); and
+//! [`forward`], any REST API with an OpenAPI 3.1 document (another tooltable server's, say)
+//! served as tools.
 //!
 //! A server's `main` is one call to [`cli::main`] with the function that builds the server
 //! ([`cli::main_with`] when the server has command-line options of its own):

@@ -15,9 +15,10 @@ use tooltable::transport::jsonrpc::{RequestId, RpcError};
 use super::peer::{ASKING, Arrival, Kind, Peer, response};
 use super::{ClientError, Log, Notification, Progress};
 
-/// The most rounds of input one request may take, and the most questions one round may ask.
-pub const MAX_ROUNDS: usize = 32;
-pub const MAX_QUESTIONS: usize = 64;
+/// The most rounds of input one request may take.
+const MAX_ROUNDS: usize = 32;
+/// The most questions one round may ask.
+const MAX_QUESTIONS: usize = 64;
 /// The bounds of the pause between polls of a task.
 const SHORTEST_POLL: Duration = Duration::from_millis(50);
 const LONGEST_POLL: Duration = Duration::from_secs(5);
@@ -33,10 +34,12 @@ pub struct Call {
 }
 
 impl Call {
+    /// Sets [`Call::timeout`].
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
+    /// Sets [`Call::capabilities`].
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = Some(capabilities);
         self
@@ -46,7 +49,9 @@ impl Call {
 /// What an exchange hears, in the order the server sent it; [`Event::Done`] is the last.
 #[derive(Debug)]
 pub enum Event {
+    /// The request's progress (`notifications/progress`).
     Progress(Progress),
+    /// A log message of the request's (`notifications/message`).
     Log(Log),
     /// The server needs answers to go on: give them with [`Exchange::answer`].
     Input(Input),
@@ -60,6 +65,7 @@ pub enum Event {
 /// the `inputRequests` of an `input_required` result, or those of a task waiting for input.
 #[derive(Debug)]
 pub struct Input {
+    /// What the server asks, all to be answered at once.
     pub questions: Vec<Question>,
     origin: Origin,
 }
@@ -71,6 +77,7 @@ pub struct Question {
     pub key: String,
     /// `sampling/createMessage`, `elicitation/create`, `roots/list`, ...
     pub method: String,
+    /// The request's params.
     pub params: Value,
 }
 
@@ -101,7 +108,8 @@ enum Step {
     Done,
 }
 
-/// A request in flight. Read its events with [`Exchange::next`] until [`Event::Done`].
+/// A request in flight. Read its events with [`Exchange::next`] until [`Event::Done`]. A request
+/// may take at most 32 rounds of input of at most 64 questions each; past them it fails.
 #[derive(Debug)]
 pub struct Exchange {
     peer: Arc<Peer>,

@@ -20,7 +20,7 @@ use tooltable::transport::jsonrpc::{RequestId, RpcError};
 use super::peer::{Link, Peer, lock};
 use super::sse::Parser;
 use super::{ClientError, Options, Task};
-use crate::forward::Token;
+use crate::forward::client::Token;
 use crate::forward::client::{BaseUrl, Client as Http, Streaming};
 
 const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");

@@ -45,16 +45,29 @@ use tooltable::transport::jsonrpc::RpcError;
 
 pub use changes::{Changes, Watch};
 pub use error::ClientError;
-pub use exchange::{Call, Event, Exchange, Input, MAX_QUESTIONS, MAX_ROUNDS, Question};
+pub use exchange::{Call, Event, Exchange, Input, Question};
 
-use crate::forward::Token;
+use crate::forward::client::Token;
 use peer::{Link, Peer};
 
 /// The server to connect to.
+///
+/// ```
+/// use tooltable_transports::client::Target;
+///
+/// let command = Target::command("conformance-server", ["mcp"]);
+/// assert_eq!(command.to_string(), "`conformance-server mcp`", "as messages name it");
+/// assert_eq!(Target::url("http://127.0.0.1:8080/mcp").to_string(), "http://127.0.0.1:8080/mcp");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     /// A program run as a child process, spoken to on its stdin and stdout.
-    Command { program: String, args: Vec<String> },
+    Command {
+        /// The program, found on `PATH` unless it is a path.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
     /// A Streamable HTTP endpoint, `http://host:port/path`.
     Url(String),
 }
@@ -87,20 +100,34 @@ impl std::fmt::Display for Target {
 /// The two eras of the protocol: the one type the server's calls are told of too.
 pub use tooltable::context::Era;
 
-/// What the server sends for a request of the server's that belongs to no request in flight:
-/// its method and params in, the result (or a JSON-RPC error) out.
-pub type RequestHandler = Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, RpcError>> + Send + Sync>;
+/// Answers a request of the server's that belongs to no request in flight: its method and params
+/// in, the result (or a JSON-RPC error) out.
+pub(crate) type RequestHandler =
+    Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, RpcError>> + Send + Sync>;
 
 /// Told of every notification that belongs to no request in flight.
-pub type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
+pub(crate) type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
 
 /// How the client connects and what it says of itself. Defaults: the name `tooltable-client`,
 /// the era the server speaks, no capabilities, 30 s per request, 10 s to connect, 16 MiB per
-/// message, no token, no log level.
+/// message, no token, no log level, no handlers.
+///
+/// ```
+/// use std::time::Duration;
+/// use tooltable_transports::client::{Era, Options};
+///
+/// let options = Options::default()
+///     .client_info("my-agent", "0.3.0")
+///     .era(Era::Handshake)
+///     .timeout(Duration::from_secs(5))
+///     .on_notification(|notification| eprintln!("{}", notification.method));
+/// assert_eq!((options.name.as_str(), options.era), ("my-agent", Some(Era::Handshake)));
+/// ```
 #[derive(Clone)]
 pub struct Options {
-    /// The name and version the client gives (`clientInfo`).
+    /// The name the client gives (`clientInfo`).
     pub name: String,
+    /// The version the client gives (`clientInfo`).
     pub version: String,
     /// The era to speak; `None` finds out which the server speaks (2026-07-28 when it can).
     pub era: Option<Era>,
@@ -115,15 +142,19 @@ pub struct Options {
     /// The largest message read (a longer stdio line is skipped; a larger HTTP answer fails its
     /// request).
     pub max_message_bytes: usize,
-    /// Sent as `Authorization: Bearer ...` to a Streamable HTTP server.
-    pub token: Option<Token>,
+    /// Sent as `Authorization: Bearer ...` to a Streamable HTTP server; set with
+    /// [`Options::bearer_token`], never printed.
+    pub(crate) token: Option<Token>,
     /// The log level asked for: `logging/setLevel` after the handshake, or in each 2026-07-28
     /// request's `_meta`; `None` asks for no logs.
     pub log_level: Option<String>,
     /// Answers a request of the server that belongs to no request in flight (`roots/list` after
-    /// the handshake, say); without one such requests are answered "method not found".
-    pub on_request: Option<RequestHandler>,
-    pub on_notification: Option<NotificationHandler>,
+    /// the handshake, say); without one such requests are answered "method not found". Set with
+    /// [`Options::on_request`].
+    pub(crate) on_request: Option<RequestHandler>,
+    /// Told of a notification that belongs to no request in flight; set with
+    /// [`Options::on_notification`].
+    pub(crate) on_notification: Option<NotificationHandler>,
 }
 
 impl Default for Options {
@@ -161,35 +192,44 @@ impl std::fmt::Debug for Options {
 }
 
 impl Options {
+    /// Sets the name and version the client gives.
     pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.name = name.into();
         self.version = version.into();
         self
     }
+    /// Speaks `era` rather than finding out which the server speaks.
     pub fn era(mut self, era: Era) -> Self {
         self.era = Some(era);
         self
     }
+    /// Sets [`Options::capabilities`].
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = capabilities;
         self
     }
+    /// Sets [`Options::timeout`].
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
+    /// Sets [`Options::connect_timeout`].
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
     }
+    /// Sends `token` as `Authorization: Bearer <token>` to a Streamable HTTP server.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(Token::new(token));
         self
     }
+    /// Asks for the server's logs from `level` (`debug` to `emergency`) up.
     pub fn log_level(mut self, level: impl Into<String>) -> Self {
         self.log_level = Some(level.into());
         self
     }
+    /// Answers each request of the server's that belongs to no request in flight with
+    /// `handler(method, params)`: the result, or a JSON-RPC error.
     pub fn on_request<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(String, Value) -> Fut + Send + Sync + 'static,
@@ -198,6 +238,7 @@ impl Options {
         self.on_request = Some(Arc::new(move |method, params| Box::pin(handler(method, params))));
         self
     }
+    /// Calls `handler` with each notification that belongs to no request in flight.
     pub fn on_notification(mut self, handler: impl Fn(Notification) + Send + Sync + 'static) -> Self {
         self.on_notification = Some(Arc::new(handler));
         self
@@ -207,15 +248,20 @@ impl Options {
 /// A notification of the server's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
+    /// Its method (`notifications/tools/list_changed`, say).
     pub method: String,
+    /// Its params (`null` when it has none).
     pub params: Value,
 }
 
 /// `notifications/progress` of a request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
+    /// How far the request has come, increasing with each report.
     pub progress: f64,
+    /// Where progress ends, when the server knows.
     pub total: Option<f64>,
+    /// What the server is doing, for a person.
     pub message: Option<String>,
 }
 
@@ -234,7 +280,9 @@ impl Progress {
 pub struct Log {
     /// `debug` to `emergency`, as the server gave it.
     pub level: String,
+    /// The name of the logger, when the server gave one.
     pub logger: Option<String>,
+    /// What was logged: a message or any JSON.
     pub data: Value,
 }
 
@@ -265,7 +313,7 @@ impl Drop for Task {
 }
 
 /// The most pages a listing follows.
-pub const MAX_PAGES: usize = 100;
+const MAX_PAGES: usize = 100;
 
 /// A connection to one MCP server. Dropping it ends the connection (the process is killed);
 /// [`Client::close`] ends it gracefully.
@@ -310,6 +358,7 @@ impl Client {
         self.server().get("capabilities").unwrap_or(&Value::Null)
     }
 
+    /// The instructions the server gave for using it, if any.
     pub fn instructions(&self) -> Option<&str> {
         self.server().get("instructions").and_then(Value::as_str)
     }
@@ -363,8 +412,8 @@ impl Client {
         self.peer.post(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
     }
 
-    /// Every item of a listing (`tools/list` with key `tools`, ...), page after page, at most
-    /// [`MAX_PAGES`] pages.
+    /// Every item of a listing (`tools/list` with key `tools`, ...), page after page, at most 100
+    /// pages.
     pub async fn list(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
         let mut items = Vec::new();
         let mut cursor: Option<Value> = None;

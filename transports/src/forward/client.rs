@@ -57,10 +57,10 @@ impl BaseUrl {
 
 /// The bearer token: sent in the `Authorization` header, never printed.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Token(String);
+pub(crate) struct Token(String);
 
 impl Token {
-    pub fn new(token: impl Into<String>) -> Token {
+    pub(crate) fn new(token: impl Into<String>) -> Token {
         Token(token.into())
     }
 
@@ -78,8 +78,22 @@ impl std::fmt::Debug for Token {
     }
 }
 
-/// A client of one remote: how requests are sent and answers read. Besides the forwarded
-/// tools, a server in remote mode uses it for requests of its own to the same remote.
+/// An HTTP/1.1 client of one remote, the one its forwarded tools call it with: one connection per
+/// request, the whole exchange under the deadline of [`Options::timeout`](super::Options::timeout),
+/// the body read up to [`Options::max_response_bytes`](super::Options::max_response_bytes), the
+/// bearer token sent with every request. A server that forwards to a remote uses it for requests
+/// of its own to the same remote. Plain `http://` only (no TLS stack): reach an HTTPS API through
+/// a local proxy.
+///
+/// ```
+/// use tooltable_transports::forward::{ForwardError, Options, Client};
+///
+/// let client = Client::new("http://127.0.0.1:8080/api/", &Options::default())?;
+/// assert_eq!(client.url("/models?page=2"), "http://127.0.0.1:8080/api/models?page=2");
+/// let https = Client::new("https://example.com", &Options::default());
+/// assert!(matches!(https, Err(ForwardError::InvalidUrl { .. })));
+/// # Ok::<(), ForwardError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Client {
     pub(crate) base: BaseUrl,
@@ -88,11 +102,14 @@ pub struct Client {
     pub(crate) authorization: Option<HeaderValue>,
 }
 
-/// An answer whose whole body was read.
+/// An answer of the remote whose whole body was read, whatever its status.
 #[derive(Debug)]
 pub struct Answer {
+    /// The HTTP status.
     pub status: u16,
+    /// The response headers.
     pub headers: HeaderMap,
+    /// The whole body, as sent.
     pub body: Bytes,
 }
 
@@ -100,15 +117,17 @@ pub struct Answer {
 pub(crate) type Extra<'a> = &'a [(HeaderName, HeaderValue)];
 
 /// An answer whose body is still arriving (an event stream), with the connection that carries it.
-pub struct Streaming {
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub body: hyper::body::Incoming,
-    pub _driver: Driver,
+#[derive(Debug)]
+pub(crate) struct Streaming {
+    pub(crate) status: u16,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: hyper::body::Incoming,
+    pub(crate) _driver: Driver,
 }
 
 /// A spawned connection driver, stopped when the exchange is over or abandoned at the deadline.
-pub struct Driver(tokio::task::JoinHandle<()>);
+#[derive(Debug)]
+pub(crate) struct Driver(tokio::task::JoinHandle<()>);
 
 impl Drop for Driver {
     fn drop(&mut self) {
@@ -143,13 +162,14 @@ impl Client {
         self.send_with(method, path_and_query, body, &[]).await
     }
 
-    /// [`send`](Client::send), with headers of the caller's.
+    /// [`send`](Client::send), with headers of the caller's (an `Accept` among them replaces
+    /// the default `application/json`).
     pub async fn send_with(
         &self,
         method: &Method,
         path_and_query: &str,
         body: Option<&Value>,
-        extra: Extra<'_>,
+        extra: &[(HeaderName, HeaderValue)],
     ) -> Result<Answer, RemoteFailure> {
         let url = self.base.url(path_and_query);
         let exchange = async {
@@ -161,7 +181,7 @@ impl Client {
 
     /// Sends a request and returns once the answer's head has come (under the deadline); the body
     /// is the caller's to read, for as long as it lasts.
-    pub async fn open(
+    pub(crate) async fn open(
         &self,
         method: &Method,
         path_and_query: &str,

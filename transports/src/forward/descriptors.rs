@@ -30,11 +30,11 @@ fn overlay(forwarded: &mut Forwarded, tool: &Value) -> Result<(), String> {
     if theirs != ours {
         let only_theirs: Vec<&String> = theirs.difference(&ours).collect();
         let only_ours: Vec<&String> = ours.difference(&theirs).collect();
-        match (&mut forwarded.route.body, only_theirs.as_slice(), only_ours.as_slice()) {
+        match (&mut forwarded.template.body, only_theirs.as_slice(), only_ours.as_slice()) {
             (BodyShape::Whole(body), [named], [unnamed]) if body == *unnamed => *body = (*named).clone(),
             // A closed object body was spread into its fields; the server takes it as one argument.
             (BodyShape::Fields(fields), [named], spread) if same_names(fields, spread) => {
-                forwarded.route.body = BodyShape::Whole((*named).clone());
+                forwarded.template.body = BodyShape::Whole((*named).clone());
             }
             _ => return Err(format!("its arguments {theirs:?} are not the route's {ours:?}")),
         }
@@ -73,18 +73,18 @@ mod tests {
     use serde_json::json;
     use tooltable::tool::ToolDescriptor;
 
-    use crate::forward::request::RouteTemplate;
+    use crate::forward::request::RequestTemplate;
 
     fn reading() -> Reading {
         let input = json!({ "type": "object", "properties": { "id": {}, "body": {} }, "required": ["id"] });
-        let route = RouteTemplate {
+        let template = RequestTemplate {
             method: Method::POST,
             path: "/models/{id}/mutations".into(),
             query: vec![],
             body: BodyShape::Whole("body".into()),
         };
         Reading {
-            tools: vec![Forwarded { descriptor: ToolDescriptor::new("mutate", "Mutates.", input), route }],
+            tools: vec![Forwarded { descriptor: ToolDescriptor::new("mutate", "Mutates.", input), template }],
             skipped: vec![],
         }
     }
@@ -103,7 +103,7 @@ mod tests {
         ]);
         apply(&mut reading, &own).unwrap();
         let tool = &reading.tools[0];
-        assert_eq!(tool.route.body, BodyShape::Whole("mutations".into()));
+        assert_eq!(tool.template.body, BodyShape::Whole("mutations".into()));
         assert_eq!(tool.descriptor.to_mcp(), own[0]);
         assert_eq!(reading.tools.len(), 1, "a tool without a route is not added");
     }
@@ -111,19 +111,19 @@ mod tests {
     #[test]
     fn a_body_spread_into_fields_is_one_argument_when_the_descriptor_says_so() {
         let input = json!({ "type": "object", "properties": { "id": {}, "name": {} } });
-        let route = RouteTemplate {
+        let template = RequestTemplate {
             method: Method::POST,
             path: "/models".into(),
             query: vec![],
             body: BodyShape::Fields(vec!["id".into(), "name".into()]),
         };
         let mut reading = Reading {
-            tools: vec![Forwarded { descriptor: ToolDescriptor::new("create", "Creates.", input), route }],
+            tools: vec![Forwarded { descriptor: ToolDescriptor::new("create", "Creates.", input), template }],
             skipped: vec![],
         };
         let own = json!([{ "name": "create", "inputSchema": { "type": "object", "properties": { "spec": {} } } }]);
         apply(&mut reading, &own).unwrap();
-        assert_eq!(reading.tools[0].route.body, BodyShape::Whole("spec".into()));
+        assert_eq!(reading.tools[0].template.body, BodyShape::Whole("spec".into()));
     }
 
     #[test]

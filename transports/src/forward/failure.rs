@@ -35,12 +35,16 @@ impl Reason {
     }
 }
 
-/// A call that got no usable answer: the tool failure's body (`{"error", "url", "reason",
-/// "status"?}`), never a made-up result.
+/// A request to the remote that got no usable answer. As a forwarded tool's failure its body is
+/// `{"error", "url", "reason", "status"?}`, never a made-up result; its kind follows the status
+/// (internal without one, too large for [`Reason::TooLarge`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RemoteFailure {
+    /// The message for a person: the URL, what went wrong, and the detail.
     pub error: String,
+    /// The URL that was asked (never with the token, which only a header carries).
     pub url: String,
+    /// What went wrong, for a program.
     pub reason: Reason,
     /// The HTTP status, when the remote answered one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,21 +85,41 @@ impl ErrorBody for RemoteFailure {
     }
 }
 
-/// Why a remote's tools could not be built.
+/// Why a remote's tools could not be read, installed or refreshed, or a server not mirrored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForwardError {
     /// The bearer token has characters an HTTP header cannot carry.
     InvalidToken,
     /// The base URL is not `http://host[:port][/prefix]`.
-    InvalidUrl { url: String, reason: String },
+    InvalidUrl {
+        /// The URL given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The document could not be fetched.
     Fetch(RemoteFailure),
     /// The remote answered the document's URL with a status other than 2xx.
-    Status { url: String, status: u16 },
+    Status {
+        /// The document's URL.
+        url: String,
+        /// The status it answered.
+        status: u16,
+    },
     /// The document is not an OpenAPI 3.1 document this client reads.
-    Document { url: String, reason: String },
-    /// The tool descriptors (fetched from `source`, or given) do not fit the document's tools.
-    Descriptors { source: String, reason: String },
+    Document {
+        /// The document's URL.
+        url: String,
+        /// What could not be read.
+        reason: String,
+    },
+    /// The tool descriptors do not fit the document's tools.
+    Descriptors {
+        /// Where they came from: their URL, or "the descriptors given".
+        source: String,
+        /// What does not fit.
+        reason: String,
+    },
     /// A tool read from the document was refused by the server's table.
     Install(tooltable::tool::TableError),
     /// A tool's handler could not be replaced by its forwarding one.

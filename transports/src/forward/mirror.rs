@@ -11,7 +11,7 @@ use tooltable::Server;
 use super::updates::Updates;
 use super::{ForwardError, Options, Remote};
 
-/// What [`mirror`] set up.
+/// What [`mirror`] set up: the tools it forwards, and the follower of the remote's updates.
 #[derive(Debug)]
 pub struct Mirror {
     /// The tools now forwarded, in listing order.
@@ -25,6 +25,19 @@ pub struct Mirror {
 /// route at `base_url`. Call it right after the server is built, before it is served or cloned.
 /// Subscriptions made locally are made at the remote too (see [`Updates`]), so updates of its
 /// resources, whoever caused them, reach the local subscribers.
+///
+/// ```
+/// use tooltable::Server;
+/// use tooltable_transports::forward::{Options, mirror};
+///
+/// let mut server = Server::builder(()).info("notes", "1.0.0").build()?;
+/// // Nothing is fetched: the remote may be down, and the local tools work meanwhile.
+/// let mirror = mirror(&mut server, "http://127.0.0.1:8080", Options::default())?;
+/// assert!(mirror.forwarded.is_empty(), "this server has no tool with a REST route");
+/// let runtime = tokio::runtime::Runtime::new()?;
+/// runtime.spawn(mirror.updates.run(server.clone()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn mirror<S: Send + Sync + 'static>(
     server: &mut Server<S>,
     base_url: &str,

@@ -9,37 +9,40 @@ use hyper::Method;
 use serde_json::{Map, Value, json};
 use tooltable::tool::{Annotations, ToolDescriptor};
 
-use super::request::{BodyShape, RouteTemplate};
+use super::request::{BodyShape, RequestTemplate};
 use super::schemas::Defs;
 
 /// The property that takes a request body which cannot be spread into properties.
 const BODY: &str = "body";
 const METHODS: [&str; 7] = ["get", "put", "post", "delete", "patch", "head", "options"];
 
-/// One tool of the remote: its descriptor and where its calls go.
+/// One tool of the remote: its descriptor and the request its calls make.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Forwarded {
-    pub descriptor: ToolDescriptor,
-    pub route: RouteTemplate,
+pub(super) struct Forwarded {
+    pub(super) descriptor: ToolDescriptor,
+    pub(super) template: RequestTemplate,
 }
 
-/// An operation of the document that is not served, and why.
+/// An operation of the remote's OpenAPI document that is not served as a tool, and why (a
+/// required header or cookie parameter, a request body that is not JSON, a reference outside the
+/// document's schemas): see [`Remote::skipped`](super::Remote::skipped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
-    /// `METHOD /path`.
+    /// The operation, as `METHOD /path`.
     pub operation: String,
+    /// Why it is not served, for a person.
     pub reason: String,
 }
 
 /// What a document gives: the tools, and the operations left out.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Reading {
-    pub tools: Vec<Forwarded>,
-    pub skipped: Vec<Skipped>,
+pub(super) struct Reading {
+    pub(super) tools: Vec<Forwarded>,
+    pub(super) skipped: Vec<Skipped>,
 }
 
 /// Reads every operation of the document, in the order of its paths and methods.
-pub fn read(document: &Value) -> Result<Reading, String> {
+pub(super) fn read(document: &Value) -> Result<Reading, String> {
     let version = document.get("openapi").and_then(Value::as_str).ok_or("it has no `openapi` version")?;
     if !version.starts_with("3.1") {
         return Err(format!("its version is {version}; only OpenAPI 3.1 is read"));
@@ -115,7 +118,7 @@ fn operation(document: &Value, path: &str, method: &str, op: &Value, shared: &[V
         ..ToolDescriptor::new(name, "", Value::Null)
     };
     let method = Method::from_bytes(method.to_uppercase().as_bytes()).map_err(|e| e.to_string())?;
-    Ok(Forwarded { descriptor, route: RouteTemplate { method, path: path.to_owned(), query, body } })
+    Ok(Forwarded { descriptor, template: RequestTemplate { method, path: path.to_owned(), query, body } })
 }
 
 /// The operation's parameters, then the path item's it does not override (same name and place).

@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 /// Everything but the unreserved characters of RFC 3986.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
-/// Where the arguments of a call go.
+/// Which arguments of a call make its JSON request body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BodyShape {
+pub(super) enum BodyShape {
     /// No body.
     None,
     /// The body is an object of these arguments.
@@ -20,19 +20,22 @@ pub enum BodyShape {
     Whole(String),
 }
 
-/// The REST route a tool forwards to.
+/// The request one operation of the document makes, which a call's arguments fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RouteTemplate {
-    pub method: Method,
+pub(super) struct RequestTemplate {
+    /// The operation's HTTP method.
+    pub(super) method: Method,
     /// The path with `{name}` placeholders, as the document writes it.
-    pub path: String,
-    pub query: Vec<String>,
-    pub body: BodyShape,
+    pub(super) path: String,
+    /// The arguments sent as query parameters, by name.
+    pub(super) query: Vec<String>,
+    /// The arguments that make the body.
+    pub(super) body: BodyShape,
 }
 
-impl RouteTemplate {
+impl RequestTemplate {
     /// The path and query string, and the body, of a call with these (validated) arguments.
-    pub fn fill(&self, args: &Map<String, Value>) -> (String, Option<Value>) {
+    pub(super) fn fill(&self, args: &Map<String, Value>) -> (String, Option<Value>) {
         let mut target = String::with_capacity(self.path.len());
         let mut rest = self.path.as_str();
         while let Some(open) = rest.find('{') {
@@ -93,8 +96,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn route(body: BodyShape) -> RouteTemplate {
-        RouteTemplate {
+    fn template(body: BodyShape) -> RequestTemplate {
+        RequestTemplate {
             method: Method::POST,
             path: "/models/{id}/runs/{n}".into(),
             query: vec!["paths".into(), "deep".into(), "depth".into(), "filter".into()],
@@ -112,7 +115,7 @@ mod tests {
             "id": "a b/c?", "n": 3, "paths": ["$.a", "$.b"], "deep": true, "depth": null,
             "filter": { "k": "v" }, "price": 10,
         }));
-        let (target, body) = route(BodyShape::Fields(vec!["price".into(), "absent".into()])).fill(&a);
+        let (target, body) = template(BodyShape::Fields(vec!["price".into(), "absent".into()])).fill(&a);
         assert_eq!(
             target,
             "/models/a%20b%2Fc%3F/runs/3?paths=%24.a&paths=%24.b&deep=true&filter=%7B%22k%22%3A%22v%22%7D"
@@ -123,15 +126,18 @@ mod tests {
     #[test]
     fn a_dot_segment_stays_a_value() {
         let a = args(json!({ "id": "..", "n": "." }));
-        assert_eq!(route(BodyShape::None).fill(&a).0, "/models/%2E%2E/runs/%2E");
+        assert_eq!(template(BodyShape::None).fill(&a).0, "/models/%2E%2E/runs/%2E");
         let a = args(json!({ "id": "a.b", "n": "...", }));
-        assert_eq!(route(BodyShape::None).fill(&a).0, "/models/a.b/runs/...");
+        assert_eq!(template(BodyShape::None).fill(&a).0, "/models/a.b/runs/...");
     }
 
     #[test]
     fn the_whole_body_is_one_argument() {
         let a = args(json!({ "id": "m", "n": 1, "body": [1, 2] }));
-        assert_eq!(route(BodyShape::Whole("body".into())).fill(&a), ("/models/m/runs/1".into(), Some(json!([1, 2]))));
-        assert_eq!(route(BodyShape::None).fill(&a).1, None);
+        assert_eq!(
+            template(BodyShape::Whole("body".into())).fill(&a),
+            ("/models/m/runs/1".into(), Some(json!([1, 2])))
+        );
+        assert_eq!(template(BodyShape::None).fill(&a).1, None);
     }
 }

@@ -13,7 +13,7 @@ use super::client::{Answer, Client};
 use super::failure::{Reason, RemoteFailure};
 use super::hook::{Hook, Outgoing};
 use super::openapi::Forwarded;
-use super::request::RouteTemplate;
+use super::request::RequestTemplate;
 
 /// The tool of one remote operation.
 pub(super) fn tool<S: Send + Sync + 'static>(
@@ -21,21 +21,21 @@ pub(super) fn tool<S: Send + Sync + 'static>(
     forwarded: &Forwarded,
     hook: Option<&Arc<dyn Hook>>,
 ) -> DynamicTool<S> {
-    let (client, route) = (Arc::clone(client), Arc::new(forwarded.route.clone()));
+    let (client, template) = (Arc::clone(client), Arc::new(forwarded.template.clone()));
     let (hook, name) = (hook.cloned(), forwarded.descriptor.name.clone());
     DynamicTool::new(forwarded.descriptor.clone(), move |_cx, args| {
-        let (client, route, hook, name) = (Arc::clone(&client), Arc::clone(&route), hook.clone(), name.clone());
+        let (client, template, hook, name) = (Arc::clone(&client), Arc::clone(&template), hook.clone(), name.clone());
         async move {
-            let Some(hook) = hook else { return call(&client, &route, args, &[]).await };
+            let Some(hook) = hook else { return call(&client, &template, args, &[]).await };
             let Outgoing { args, headers } = hook.outgoing(&name, args)?;
-            hook.incoming(&name, call(&client, &route, args, &headers).await)
+            hook.incoming(&name, call(&client, &template, args, &headers).await)
         }
     })
 }
 
 async fn call(
     client: &Client,
-    route: &RouteTemplate,
+    template: &RequestTemplate,
     args: Value,
     headers: &[(hyper::header::HeaderName, hyper::header::HeaderValue)],
 ) -> Result<Output, Error> {
@@ -43,8 +43,8 @@ async fn call(
         Value::Object(args) => args,
         _ => Map::new(),
     };
-    let (target, body) = route.fill(&args);
-    let answer = client.send_with(&route.method, &target, body.as_ref(), headers).await.map_err(Error::from)?;
+    let (target, body) = template.fill(&args);
+    let answer = client.send_with(&template.method, &target, body.as_ref(), headers).await.map_err(Error::from)?;
     outcome(&client.base.url(&target), answer)
 }
 

@@ -22,7 +22,7 @@ use super::client::Client;
 use super::hook::Hook;
 
 /// The most resources followed at once; a subscription past it is heard of locally only.
-pub const MAX_FOLLOWED: usize = 1_000;
+const MAX_FOLLOWED: usize = 1_000;
 
 const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -30,7 +30,12 @@ const REVISION: &str = "2025-06-18";
 const FIRST_RETRY: Duration = Duration::from_secs(1);
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// The follower, to run on the runtime once the server is served: [`Updates::run`].
+/// The follower of a remote's resource updates that [`mirror`](super::mirror) sets up, to run on
+/// the runtime once the server is served ([`Updates::run`]). It keeps one MCP session with the
+/// remote's `/mcp`, subscribed there to every resource a local session subscribes to (at most
+/// 1,000; a subscription past them is heard of only for changes made locally), and passes each
+/// update it hears on to the local subscribers. The session is opened at the first subscription,
+/// and again after the remote went away, backing off from 1 s to 30 s.
 #[derive(Debug)]
 pub struct Updates {
     client: Arc<Client>,

@@ -10,16 +10,18 @@ use crate::client::ClientError;
 /// `unavailable` (not connected, reconnecting), `unreachable`, `closed` (the connection ended
 /// during the call), `timeout` and `protocol` (an answer that is no MCP result).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct UpstreamFailure {
-    pub error: String,
+pub(super) struct UpstreamFailure {
+    /// The message for a person, naming the upstream, its command or URL, and why.
+    error: String,
     /// The upstream's name (the prefix of its tools).
-    pub upstream: String,
-    pub reason: &'static str,
+    upstream: String,
+    /// Why, for a program.
+    reason: &'static str,
 }
 
 impl UpstreamFailure {
     /// The upstream is not connected now.
-    pub(crate) fn unavailable(upstream: &str, target: &str, why: &str) -> Self {
+    pub(super) fn unavailable(upstream: &str, target: &str, why: &str) -> Self {
         UpstreamFailure {
             error: format!("the upstream {upstream} ({target}) is unavailable: {why}; reconnecting"),
             upstream: upstream.to_owned(),
@@ -28,7 +30,7 @@ impl UpstreamFailure {
     }
 
     /// A call that got no answer.
-    pub(crate) fn of(upstream: &str, target: &str, error: &ClientError) -> Self {
+    pub(super) fn of(upstream: &str, target: &str, error: &ClientError) -> Self {
         UpstreamFailure {
             error: format!("the upstream {upstream} ({target}) {error}"),
             upstream: upstream.to_owned(),

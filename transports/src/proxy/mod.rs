@@ -9,9 +9,12 @@
 //! An upstream that dies (its process exits, its connection or subscription breaks) or stops
 //! answering (a probe every [`Options::probe_every`] gets no answer in time) is connected to
 //! again, backing off from [`Options::first_retry`] to [`Options::last_retry`]; meanwhile its
-//! tools stay listed and their calls are tool errors naming it and the reason
-//! ([`UpstreamFailure`]), and so is a call the upstream does not answer within
-//! [`Options::call_timeout`]. Once it is back its listing is read again.
+//! tools stay listed and their calls are internal tool errors naming it and the reason, and so is
+//! a call the upstream does not answer within [`Options::call_timeout`]: the body
+//! `{"error", "upstream", "reason"}`, `upstream` the proxy's name and `reason` one of `unavailable`
+//! (not connected, reconnecting), `unreachable`, `closed` (the connection ended during the call),
+//! `timeout` and `protocol` (an answer that is no MCP result). Once it is back its listing is
+//! read again.
 //!
 //! Each proxy's connection runs on a thread of its own, so [`Proxy::start`] may be called before
 //! any runtime exists (in the function a server's `main` gives the standard command line):
@@ -45,8 +48,6 @@ use tooltable::Server;
 
 use crate::client::{self, Client, Era, Target};
 
-pub use failure::UpstreamFailure;
-
 /// How a proxy connects and forwards. Defaults: the client's defaults with the capabilities a
 /// gateway relays (sampling, form and URL elicitation, roots) and every log level, 60 s per
 /// call, reconnection from 500 ms doubling to 5 s, a probe every 10 s answered within 5 s.
@@ -60,10 +61,11 @@ pub struct Options {
     pub call_timeout: Duration,
     /// The first pause before connecting again, doubled after each failure up to `last_retry`.
     pub first_retry: Duration,
+    /// The longest pause before connecting again.
     pub last_retry: Duration,
-    /// How often a connected upstream is probed (`ping`, or `server/discover` under 2026-07-28),
-    /// and how long it has to answer.
+    /// How often a connected upstream is probed (`ping`, or `server/discover` under 2026-07-28).
     pub probe_every: Duration,
+    /// How long a probe has to be answered before the upstream counts as gone.
     pub probe_timeout: Duration,
 }
 
@@ -83,19 +85,23 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Sets [`Options::client`].
     pub fn client(mut self, client: client::Options) -> Self {
         self.client = client;
         self
     }
+    /// Sets [`Options::call_timeout`].
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
         self
     }
+    /// Sets the pauses before connecting again: `first`, doubling up to `last` (at least `first`).
     pub fn retry(mut self, first: Duration, last: Duration) -> Self {
         self.first_retry = first;
         self.last_retry = last.max(first);
         self
     }
+    /// Probes a connected upstream every `every`, giving it `timeout` to answer.
     pub fn probe(mut self, every: Duration, timeout: Duration) -> Self {
         self.probe_every = every;
         self.probe_timeout = timeout;
@@ -108,15 +114,34 @@ impl Options {
 pub enum Status {
     /// The first connection is being made.
     Connecting,
-    /// Connected, in this era, serving this many tools.
-    Up { era: Era, tools: usize },
-    /// Not connected, and why; it is being connected to again.
-    Down { reason: String },
+    /// Connected, serving the upstream's tools.
+    Up {
+        /// The era the connection speaks.
+        era: Era,
+        /// How many tools are served.
+        tools: usize,
+    },
+    /// Not connected; it is being connected to again.
+    Down {
+        /// Why: the connection's failure, for a person.
+        reason: String,
+    },
     /// [`Proxy::stop`] was called; its tools are gone.
     Stopped,
 }
 
 /// Why a proxy could not start.
+///
+/// ```
+/// use tooltable::Server;
+/// use tooltable_transports::client::Target;
+/// use tooltable_transports::proxy::{Options, Proxy, ProxyError};
+///
+/// let server = Server::builder(()).info("gateway", "1.0.0").build()?;
+/// let refused = Proxy::start(&server, "no spaces", Target::url("http://127.0.0.1:9/mcp"), Options::default());
+/// assert!(matches!(refused, Err(ProxyError::InvalidName(name)) if name == "no spaces"));
+/// # Ok::<(), tooltable::tool::TableError>(())
+/// ```
 #[derive(Debug)]
 pub enum ProxyError {
     /// The name is no tool-name prefix (`[A-Za-z0-9_.-]`, 1 to 64 characters).
@@ -205,6 +230,7 @@ impl Proxy {
         &self.shared.name
     }
 
+    /// Where the proxy stands with its upstream now.
     pub fn status(&self) -> Status {
         self.shared.status()
     }

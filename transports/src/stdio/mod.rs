@@ -5,6 +5,21 @@
 //! that finishes at once (most do) is answered from that thread, straight onto stdout, so a round
 //! trip pays the syscalls of a plain read-and-write loop and nothing more. Calls that wait run on
 //! the tokio runtime and write their answers the same way.
+//!
+//! [`cli::main`](crate::cli::main) serves a server this way for the command `mcp`; a `main` of
+//! its own does it with [`serve_stdio`]:
+//!
+//! ```no_run
+//! use tooltable::Server;
+//! use tooltable_transports::stdio::{StdioOptions, serve_stdio};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = Server::builder(()).info("notes", "1.0.0").build()?;
+//!     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+//!     serve_stdio(&server, &StdioOptions::default(), runtime.handle())?;
+//!     Ok(())
+//! }
+//! ```
 
 mod fd;
 mod lines;
@@ -20,7 +35,15 @@ use tooltable::transport::{Destination, Outbox, Outgoing, RequestContext, Sessio
 use lines::{Line, LineReader};
 use output::LineSink;
 
-/// Settings of the stdio transport.
+/// Settings of the stdio transport. Defaults: lines of at most 4 MiB, 64 MiB of answers waiting
+/// for the client, 10 s for the calls still running at end of input.
+///
+/// ```
+/// use tooltable_transports::stdio::StdioOptions;
+///
+/// let options = StdioOptions { max_line_bytes: 64 * 1024, ..StdioOptions::default() };
+/// assert_eq!(options.max_unread_output, 64 * 1024 * 1024);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StdioOptions {
     /// The longest line accepted, in bytes; a longer one is answered with an error and skipped.

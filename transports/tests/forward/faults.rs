@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tooltable::tool::Output;
 use tooltable::{Error, ErrorKind, Server};
-use tooltable_transports::forward::{Changes, ForwardError, Hook, Options, Outgoing, Remote};
+use tooltable_transports::forward::{ForwardError, Hook, Options, Outgoing, Refreshed, Remote};
 
 const TOKEN: &str = "s3cret-t0ken";
 /// Bounds every test, so a hang fails it instead of stalling the run.
@@ -218,17 +218,17 @@ async fn a_refresh_follows_the_document() {
     let mut changed = document(&["kept", "added"]);
     changed["paths"]["/kept"]["get"]["summary"] = json!("Calls kept, described anew.");
     fake.set("/openapi.json", Behaviour::Json(changed));
-    let changes = remote.refresh(&server).await.unwrap();
+    let refreshed = remote.refresh(&server).await.unwrap();
     assert_eq!(
-        changes,
-        Changes { added: vec!["added".into()], changed: vec!["kept".into()], removed: vec!["dropped".into()] }
+        refreshed,
+        Refreshed { added: vec!["added".into()], changed: vec!["kept".into()], removed: vec!["dropped".into()] }
     );
     let names: Vec<String> = server.table().descriptors().into_iter().map(|d| d.name).collect();
     assert_eq!(names, ["kept", "added"]);
     assert_eq!(server.table().get("kept").unwrap().descriptor.description, "Calls kept, described anew.");
     assert_eq!(server.call("added", json!({})).await, Ok(json!({ "n": 2 })));
 
-    assert_eq!(remote.refresh(&server).await.unwrap(), Changes::default(), "nothing changed");
+    assert_eq!(remote.refresh(&server).await.unwrap(), Refreshed::default(), "nothing changed");
     fake.set("/openapi.json", Behaviour::Raw(response("200 OK", "application/json", b"{not json")));
     assert!(matches!(remote.refresh(&server).await, Err(ForwardError::Document { .. })));
     assert_eq!(server.table().descriptors().len(), 2, "a failed refresh changes nothing");

@@ -3,7 +3,7 @@
 //! every error kind, each compared with calling the same server's tool directly.
 
 use serde_json::{Value, json};
-use tooltable_transports::forward::{BodyShape, Options, Remote};
+use tooltable_transports::forward::{Options, Remote};
 use tooltable_transports::http::HttpOptions;
 
 use crate::table;
@@ -52,11 +52,16 @@ async fn calls_give_what_the_tools_give_in_process() {
 async fn a_body_field_is_one_argument_until_the_descriptors_name_it() {
     let running = table::start(HttpOptions::default()).await;
     let remote = Remote::connect(&format!("http://{}", running.addr), Options::default()).await.unwrap();
-    let mutate = |r: &Remote| r.forwarded().iter().find(|t| t.descriptor.name == "mutate").unwrap().route.body.clone();
-    assert_eq!(mutate(&remote), BodyShape::Whole("body".into()));
-    let create = remote.forwarded().iter().find(|t| t.descriptor.name == "create_thing").unwrap();
-    assert_eq!(create.route.body, BodyShape::Fields(vec!["name".into()]));
+    let arguments = |r: &Remote, tool: &str| {
+        let descriptor = r.descriptors().find(|d| d.name == tool).unwrap();
+        let mut names: Vec<String> =
+            descriptor.input_schema["properties"].as_object().unwrap().keys().cloned().collect();
+        names.sort();
+        names
+    };
+    assert_eq!(arguments(&remote, "mutate"), ["body", "id", "includeTraces"], "a body the document cannot spread");
+    assert_eq!(arguments(&remote, "create_thing"), ["name"], "a closed object body, spread into its fields");
     let own: Vec<Value> = table::server().table().descriptors().iter().map(|d| d.to_mcp()).collect();
     let remote = remote.with_descriptors(Value::Array(own)).unwrap();
-    assert_eq!(mutate(&remote), BodyShape::Whole("mutations".into()));
+    assert_eq!(arguments(&remote, "mutate"), ["id", "includeTraces", "mutations"]);
 }

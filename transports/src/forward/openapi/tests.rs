@@ -66,8 +66,8 @@ fn parameters_become_properties_and_the_route_remembers_where_each_goes() {
         "the optional header parameter is left out; the shared path parameter is inherited"
     );
     assert_eq!(
-        get.route,
-        RouteTemplate {
+        get.template,
+        RequestTemplate {
             method: Method::GET,
             path: "/models/{id}".into(),
             query: vec!["depth".into()],
@@ -86,14 +86,14 @@ fn parameters_become_properties_and_the_route_remembers_where_each_goes() {
 fn an_object_body_is_spread_unless_a_name_collides() {
     let reading = read(&document()).unwrap();
     let put = tool(&reading, "put_model");
-    assert_eq!(put.route.body, BodyShape::Fields(vec!["name".into(), "tags".into()]));
+    assert_eq!(put.template.body, BodyShape::Fields(vec!["name".into(), "tags".into()]));
     assert_eq!(put.descriptor.input_schema["required"], json!(["id", "name"]));
     assert_eq!(put.descriptor.input_schema["$defs"]["Tags"]["type"], "array");
     assert_eq!(put.descriptor.output_schema, None, "an array result declares no outputSchema");
     assert_eq!(put.descriptor.annotations.idempotent, Some(true));
 
     let delete = tool(&reading, "delete__models__id_");
-    assert_eq!(delete.route.body, BodyShape::Whole("body".into()), "its `id` collides with the path parameter");
+    assert_eq!(delete.template.body, BodyShape::Whole("body".into()), "its `id` collides with the path parameter");
     assert_eq!(delete.descriptor.input_schema["required"], json!(["id"]), "the body is optional");
     assert_eq!(delete.descriptor.description, "Delete it.");
     assert_eq!(delete.descriptor.title, None);

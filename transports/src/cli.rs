@@ -1,7 +1,5 @@
 //! The command line every server gets: `mcp` (stdio), `serve` (HTTP), `call TOOL 'JSON'`, `tools`,
-//! `openapi`. Diagnostics go to stderr, filtered by `RUST_LOG`: by default warnings, and the
-//! call log ([`CallLog`](tooltable::layer::CallLog)), one line per call, which the command line
-//! adds to the server, outermost, whenever the filter lets its lines through.
+//! `openapi`.
 
 use std::process::ExitCode;
 
@@ -10,7 +8,6 @@ use serde_json::Value;
 use tokio::runtime::Builder;
 use tooltable::Server;
 use tooltable::context::Transport;
-use tooltable::layer::{CALLS_TARGET, CallLog};
 use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
 
@@ -118,10 +115,6 @@ struct ServeArgs {
     /// By default the address it listens on.
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     public_url: Option<String>,
-    /// Requests one caller (its principal, else its address) may make a second, as N/s, in
-    /// bursts of as many: REST requests and /mcp POSTs past it are answered 429 with Retry-After.
-    #[arg(long, value_name = "N/s")]
-    rate_limit: Option<crate::http::RateLimit>,
     /// The address to listen on (loopback by default; port 0 picks a free one).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
@@ -214,7 +207,6 @@ impl ServeArgs {
             body_timeout: secs(self.body_timeout_secs),
             stall_timeout: secs(self.stall_timeout_secs),
             api_key,
-            rate_limit: self.rate_limit,
             ..HttpOptions::default()
         })
     }
@@ -381,10 +373,6 @@ where
     if let Err(e) = shared_state_key(&mut server) {
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_USAGE);
-    }
-    // With `RUST_LOG` leaving the call log out, no layer is added at all.
-    if tracing::enabled!(target: CALLS_TARGET, tracing::Level::INFO) && !server.add_outer_layer(CallLog) {
-        tracing::warn!("no call log: the server was already shared when the command line got it");
     }
     let Hooks { mut start, http } = hooks;
     let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
@@ -599,10 +587,10 @@ fn print_json(v: &Value) {
     let _ = writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
-/// Diagnostics go to stderr, filtered by `RUST_LOG` (by default warnings and the call log).
+/// Diagnostics go to stderr, filtered by `RUST_LOG` (warnings by default).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("warn,{CALLS_TARGET}=info")));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
@@ -667,19 +655,6 @@ mod tests {
         );
         let Ok(Cli { command: Command::Serve(args), .. }) = parse(&["--oauth-issuer", "ftp://as"]) else { panic!() };
         assert!(args.oauth(PACKAGE).unwrap_err().contains("ftp://as"));
-    }
-
-    #[test]
-    fn a_rate_limit_is_requests_a_second() {
-        let parse = |limit: &str| {
-            let args = ["s", "serve", "--rate-limit", limit].map(Into::into);
-            command::<NoOptions>(PACKAGE, args).and_then(|m| Cli::<NoOptions>::from_arg_matches(&m))
-        };
-        let Ok(Cli { command: Command::Serve(args), .. }) = parse("50/s") else { panic!("50/s parses") };
-        assert_eq!(args.options(PACKAGE).unwrap().rate_limit.map(|limit| limit.per_second()), Some(50));
-        for wrong in ["50", "0/s", "50/min", "1.5/s"] {
-            assert_eq!(parse(wrong).unwrap_err().kind(), clap::error::ErrorKind::ValueValidation, "{wrong}");
-        }
     }
 
     #[test]

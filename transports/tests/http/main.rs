@@ -5,7 +5,6 @@ mod batch;
 mod connections;
 mod cors;
 mod hostile;
-mod layers;
 mod listen;
 mod mcp;
 mod nest;

@@ -16,11 +16,13 @@
 //! ```
 
 mod envelope;
+mod frame;
 mod prefix;
 
+pub use frame::{error, notification, request, result};
 pub use prefix::request_id_of_prefix;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use envelope::{Envelope, Scalar};
@@ -187,55 +189,6 @@ fn parse_error(e: &serde_json::Error) -> RpcError {
     RpcError::new(code::PARSE_ERROR, format!("Parse error: {e}"))
 }
 
-#[derive(Serialize)]
-struct ResultFrame<'a, T: Serialize> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    result: &'a T,
-}
-
-#[derive(Serialize)]
-struct ErrorFrame<'a> {
-    jsonrpc: &'static str,
-    id: Option<&'a RequestId>,
-    error: &'a RpcError,
-}
-
-#[derive(Serialize)]
-struct CallFrame<'a, T: Serialize> {
-    jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a RequestId>,
-    method: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    params: Option<&'a T>,
-}
-
-fn encode<T: Serialize>(frame: &T) -> String {
-    // Every frame here is plain data (strings, numbers, JSON values), which always serialises.
-    serde_json::to_string(frame).unwrap_or_default()
-}
-
-/// `{"jsonrpc":"2.0","id":..,"result":..}`
-pub fn result<T: Serialize>(id: &RequestId, result: &T) -> String {
-    encode(&ResultFrame { jsonrpc: "2.0", id, result })
-}
-
-/// `{"jsonrpc":"2.0","id":..|null,"error":{..}}`
-pub fn error(id: Option<&RequestId>, error: &RpcError) -> String {
-    encode(&ErrorFrame { jsonrpc: "2.0", id, error })
-}
-
-/// `{"jsonrpc":"2.0","method":..,"params":..}`
-pub fn notification<T: Serialize>(method: &str, params: Option<&T>) -> String {
-    encode(&CallFrame { jsonrpc: "2.0", id: None, method, params })
-}
-
-/// `{"jsonrpc":"2.0","id":..,"method":..,"params":..}`
-pub fn request<T: Serialize>(id: &RequestId, method: &str, params: Option<&T>) -> String {
-    encode(&CallFrame { jsonrpc: "2.0", id: Some(id), method, params })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,16 +258,5 @@ mod tests {
         let members = decode_batch(deep.as_bytes()).expect("skipped over, not built");
         assert_eq!(members[0].as_ref().unwrap_err().error.code, code::PARSE_ERROR, "too deep");
         assert!(is_batch(b" \n[1]") && !is_batch(b"{}"));
-    }
-
-    #[test]
-    fn encodes_frames() {
-        let id = RequestId::Number(1);
-        assert_eq!(result(&id, &serde_json::json!({})), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-        assert_eq!(
-            error(None, &RpcError::invalid_request("x")),
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#
-        );
-        assert_eq!(notification::<Value>("a", None), r#"{"jsonrpc":"2.0","method":"a"}"#);
     }
 }

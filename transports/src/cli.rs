@@ -1,5 +1,7 @@
 //! The command line every server gets: `mcp` (stdio), `serve` (HTTP), `call TOOL 'JSON'`, `tools`,
-//! `openapi`.
+//! `openapi`. Diagnostics go to stderr, filtered by `RUST_LOG`: by default warnings, and the
+//! call log ([`CallLog`](tooltable::layer::CallLog)), one line per call, which the command line
+//! adds to the server, outermost, whenever the filter lets its lines through.
 
 use std::process::ExitCode;
 
@@ -8,6 +10,7 @@ use serde_json::Value;
 use tokio::runtime::Builder;
 use tooltable::Server;
 use tooltable::context::Transport;
+use tooltable::layer::{CALLS_TARGET, CallLog};
 use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
 
@@ -374,6 +377,11 @@ where
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_USAGE);
     }
+    // Outermost, so that it sees the other layers' refusals and time; not added at all when
+    // `RUST_LOG` leaves its lines out.
+    if tracing::enabled!(target: CALLS_TARGET, tracing::Level::INFO) && !server.add_outer_layer(CallLog) {
+        tracing::warn!("no call log: the server was already shared when the command line got it");
+    }
     let Hooks { mut start, http } = hooks;
     let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
         Ok(()) => Ok(()),
@@ -587,10 +595,10 @@ fn print_json(v: &Value) {
     let _ = writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
-/// Diagnostics go to stderr, filtered by `RUST_LOG` (warnings by default).
+/// Diagnostics go to stderr, filtered by `RUST_LOG` (by default warnings and the call log).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("warn,{CALLS_TARGET}=info")));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 

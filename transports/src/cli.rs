@@ -118,6 +118,10 @@ struct ServeArgs {
     /// By default the address it listens on.
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     public_url: Option<String>,
+    /// Requests one caller (its principal, else its address) may make a second, as N/s, in
+    /// bursts of as many: REST requests and /mcp POSTs past it are answered 429 with Retry-After.
+    #[arg(long, value_name = "N/s")]
+    rate_limit: Option<crate::http::RateLimit>,
     /// The address to listen on (loopback by default; port 0 picks a free one).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
@@ -210,6 +214,7 @@ impl ServeArgs {
             body_timeout: secs(self.body_timeout_secs),
             stall_timeout: secs(self.stall_timeout_secs),
             api_key,
+            rate_limit: self.rate_limit,
             ..HttpOptions::default()
         })
     }
@@ -663,6 +668,19 @@ mod tests {
         );
         let Ok(Cli { command: Command::Serve(args), .. }) = parse(&["--oauth-issuer", "ftp://as"]) else { panic!() };
         assert!(args.oauth(PACKAGE).unwrap_err().contains("ftp://as"));
+    }
+
+    #[test]
+    fn a_rate_limit_is_requests_a_second() {
+        let parse = |limit: &str| {
+            let args = ["s", "serve", "--rate-limit", limit].map(Into::into);
+            command::<NoOptions>(PACKAGE, args).and_then(|m| Cli::<NoOptions>::from_arg_matches(&m))
+        };
+        let Ok(Cli { command: Command::Serve(args), .. }) = parse("50/s") else { panic!("50/s parses") };
+        assert_eq!(args.options(PACKAGE).unwrap().rate_limit.map(|limit| limit.per_second()), Some(50));
+        for wrong in ["50", "0/s", "50/min", "1.5/s"] {
+            assert_eq!(parse(wrong).unwrap_err().kind(), clap::error::ErrorKind::ValueValidation, "{wrong}");
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod event_channel;
 mod guard;
 mod listener;
 pub(crate) mod mcp;
+mod rate_limit;
 mod service;
 mod slots;
 
@@ -26,6 +27,7 @@ pub use api_key::{ApiKey, InvalidKey};
 pub use auth::{OAuth, OAuthError};
 pub use body::{HttpResponse, ResponseBody, error as error_response};
 pub use guard::AccessPolicy;
+pub use rate_limit::{InvalidRateLimit, RateLimit};
 pub(crate) use service::HttpContext;
 pub use service::{ClientAddr, HttpService};
 
@@ -78,6 +80,11 @@ pub struct HttpOptions {
     /// When set, every request but `GET /health` and CORS preflights must carry it as a bearer
     /// token (401 otherwise).
     pub api_key: Option<ApiKey>,
+    /// When set, how many REST requests and `/mcp` POSTs one caller may make a second (in bursts
+    /// of as many): its principal when the request names one, else its client address
+    /// ([`ClientAddr`]). Past it they are answered 429 with `Retry-After`. At most 65,536 callers
+    /// are followed at once.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Default for HttpOptions {
@@ -102,6 +109,7 @@ impl Default for HttpOptions {
             max_unread_event_bytes: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             api_key: None,
+            rate_limit: None,
         }
     }
 }

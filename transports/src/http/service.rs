@@ -17,6 +17,7 @@ use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::mcp::registry::{Registry, SessionLimits};
+use super::rate_limit::{Caller, RateLimiter};
 use super::{HttpOptions, NestedHandler, RequestGate, api_key, auth, cors, mcp};
 use crate::rest::{self, openapi, routes::Routes};
 
@@ -104,6 +105,8 @@ pub(crate) struct HttpContext<S: Send + Sync + 'static> {
     pub(crate) parsing: body::ParseBudget,
     /// The server's own check of every request, if it has one.
     gate: Option<RequestGate>,
+    /// The callers' token buckets, when requests are rate limited.
+    rate_limit: Option<RateLimiter>,
     /// The OAuth resource server every request passes, when the server is one.
     pub(crate) oauth: Option<auth::ResourceServer>,
     /// Prefixes served by handlers of the server's own, each with its handler.
@@ -152,6 +155,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         }
         let openapi = document.to_string().into();
         let parsing = body::ParseBudget::new(options.max_parsing_bytes, options.body_timeout);
+        let rate_limit = options.rate_limit.map(RateLimiter::new);
         let cx = HttpContext {
             server,
             options,
@@ -160,6 +164,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             openapi,
             parsing,
             gate,
+            rate_limit,
             oauth,
             nested,
             closing: AtomicBool::new(false),
@@ -262,6 +267,8 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         let target = self.target(path);
         let mut response = if preflight {
             options(cx, target, path, req.headers(), cross_origin.is_some())
+        } else if let Some(refusal) = cx.over_rate_limit(target, req.method(), client, principal.as_ref()) {
+            refusal
         } else {
             match target {
                 Target::Mcp => {
@@ -295,6 +302,30 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             (Part::Whole | Part::Rest, "/openapi.json") => Target::OpenApi,
             _ => Target::Rest,
         }
+    }
+}
+
+impl<S: Send + Sync + 'static> HttpContext<S> {
+    /// The 429 of a request past its caller's rate limit (its principal's, else its address's);
+    /// REST requests and `/mcp` POSTs count, the rest do not.
+    fn over_rate_limit(
+        &self,
+        target: Target,
+        method: &Method,
+        client: IpAddr,
+        principal: Option<&Principal>,
+    ) -> Option<HttpResponse> {
+        let limiter = self.rate_limit.as_ref()?;
+        let counted = match target {
+            Target::Mcp => method == Method::POST,
+            Target::Rest => true,
+            Target::OpenApi => false,
+        };
+        if !counted {
+            return None;
+        }
+        let caller = principal.map_or(Caller::Address(client), |p| Caller::Principal(p.subject.clone()));
+        limiter.take(caller, std::time::Instant::now()).err().map(|wait| limiter.refusal(wait))
     }
 }
 

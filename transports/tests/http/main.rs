@@ -5,6 +5,7 @@ mod batch;
 mod connections;
 mod cors;
 mod hostile;
+mod layers;
 mod listen;
 mod mcp;
 mod nest;

@@ -28,6 +28,7 @@ const KEYS: &[(&str, &str)] = &[
     ("deferred_task", "deferred_task"),
     ("timeout_ms", "timeout_ms = 5000"),
     ("max_concurrent", "max_concurrent = 4"),
+    ("scopes", "scopes = [\"notes:write\"]"),
 ];
 
 /// Where the output schema comes from, when not from the return type.
@@ -61,6 +62,8 @@ pub(crate) struct ToolAttr {
     pub(crate) timeout_ms: Option<u64>,
     /// How many calls may run at once.
     pub(crate) max_concurrent: Option<u32>,
+    /// The OAuth scopes a caller's token must grant to call the tool.
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 /// How a tool's calls may run as tasks, as the attribute states it.
@@ -160,6 +163,27 @@ fn entry(input: ParseStream, attr: &mut ToolAttr, seen: &mut Vec<Ident>, errors:
                 Some(_) if duplicate => {}
                 Some(ms) if name == "timeout_ms" => attr.timeout_ms = Some(ms),
                 Some(calls) => attr.max_concurrent = u32::try_from(calls).ok(),
+            }
+        }
+        "scopes" => {
+            let what = "a list of strings";
+            let Some(list) = value::<syn::ExprArray>(input, &key, what, usage, errors) else {
+                return;
+            };
+            let mut scopes = Vec::new();
+            for element in list.elems {
+                match element {
+                    Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(scope), .. }) if is_scope(&scope.value()) => {
+                        scopes.push(scope)
+                    }
+                    other => errors.push(Error::new_spanned(
+                        other,
+                        "a scope is a non-empty string of visible ASCII but `\"` and `\\` (RFC 6749's scope-token)",
+                    )),
+                }
+            }
+            if !duplicate {
+                attr.scopes = scopes;
             }
         }
         "task" => {
@@ -294,6 +318,11 @@ fn check_combinations(attr: &mut ToolAttr, seen: &[Ident], errors: &mut Vec<Erro
 
 fn is_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+}
+
+/// RFC 6749 section 3.3: `%x21 / %x23-5B / %x5D-7E`, at least one.
+fn is_scope(scope: &str) -> bool {
+    !scope.is_empty() && scope.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
 }
 
 fn key_list() -> String {

@@ -73,6 +73,7 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
         });
     let allow_unknown_args = attr.allow_unknown_args;
     let (timeout_ms, max_concurrent) = (option(attr.timeout_ms), option(attr.max_concurrent));
+    let scopes = &attr.scopes;
     let deferred_task = attr.deferred_task;
     let task_support = match attr.task {
         None => quote!(::tooltable::tool::TaskSupport::Forbidden),
@@ -224,6 +225,7 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
                         timeout_ms: #timeout_ms,
                         max_concurrent: #max_concurrent,
                     },
+                    scopes: &[#(#scopes),*],
                     input_schema: #input_schema,
                     output_schema: #output_schema,
                     error_schema: #error_schema,

@@ -97,6 +97,7 @@ pub use engine::server::{Server, ServerBuilder};
 /// | `task` (or `task = "optional"`), `task = "required"` | its calls may run as tasks (the tasks extension, 2026-07-28), or only as tasks |
 /// | `deferred_task` (also `= true` or `= false`) | with `task`: a call becomes a task only when its code calls [`Cx::start_task`] |
 /// | `timeout_ms = 5000` | how long a call may take (default: the server's [`call_timeout`](ServerBuilder::call_timeout), else none); past it the call is cancelled and answers the tool error `{"error": "Time limit exceeded", "limitMs": N}` |
+/// | `scopes = ["notes:write"]` | the OAuth scopes a caller's token must grant to call it (all of them), which an HTTP server with authorization checks on `/mcp` and REST (403 `insufficient_scope` otherwise) and states in its metadata and OpenAPI |
 /// | `max_concurrent = 4` | how many calls may run at once; as many more wait, and one more is refused with the tool error `{"error": "Too many concurrent calls", "maxConcurrent": N}` |
 ///
 /// Names and hints:
@@ -219,6 +220,22 @@ pub use engine::server::{Server, ServerBuilder};
 /// let server = Server::builder(()).tools(table![reindex, archive, import]).build()?;
 /// let support: Vec<_> = server.table().descriptors().iter().map(|d| (d.task_support, d.deferred_task)).collect();
 /// assert_eq!(support, [(TaskSupport::Optional, false), (TaskSupport::Required, false), (TaskSupport::Optional, true)]);
+/// # Ok::<(), tooltable::tool::TableError>(())
+/// ```
+///
+/// Scopes:
+///
+/// ```
+/// use tooltable::{Error, Server, table, tool};
+///
+/// /// Deletes every note.
+/// #[tool(destructive, scopes = ["notes:write", "notes:admin"])]
+/// async fn purge_notes() -> Result<u32, Error> {
+///     Ok(0)
+/// }
+///
+/// let server = Server::builder(()).tools(table![purge_notes]).build()?;
+/// assert_eq!(server.table().descriptors()[0].scopes, ["notes:write", "notes:admin"]);
 /// # Ok::<(), tooltable::tool::TableError>(())
 /// ```
 ///

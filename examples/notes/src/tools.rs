@@ -19,7 +19,7 @@ pub struct NewNote {
 }
 
 /// Creates a note and returns it with its id.
-#[tool(title = "Create note", destructive = false, rest = "POST /notes", status = 201)]
+#[tool(title = "Create note", destructive = false, rest = "POST /notes", status = 201, scopes = ["notes:write"])]
 pub async fn create_note(cx: &Cx<Notebook>, args: NewNote) -> Result<Note, NoteError> {
     let note = cx.state().add(args.title, args.text, args.tags)?;
     announce_change(cx, note.note_id);
@@ -42,7 +42,7 @@ pub struct NoteList {
 }
 
 /// Lists the notes, optionally those with one tag, lowest ids first.
-#[tool(title = "List notes", read_only, idempotent, rest = "GET /notes")]
+#[tool(title = "List notes", read_only, idempotent, rest = "GET /notes", scopes = ["notes:read"])]
 pub async fn list_notes(cx: &Cx<Notebook>, args: NoteFilter) -> Result<NoteList, NoteError> {
     let notes = cx.state().lock();
     let tagged = notes.values().filter(|n| args.tag.as_ref().is_none_or(|t| n.tags.contains(t)));
@@ -59,7 +59,7 @@ pub struct NoteRef {
 }
 
 /// One note by its id.
-#[tool(title = "Get note", read_only, idempotent, rest = "GET /notes/{note_id}")]
+#[tool(title = "Get note", read_only, idempotent, rest = "GET /notes/{note_id}", scopes = ["notes:read"])]
 pub async fn get_note(cx: &Cx<Notebook>, args: NoteRef) -> Result<Note, NoteError> {
     cx.state().get(args.note_id)
 }
@@ -73,7 +73,13 @@ pub struct NewText {
 }
 
 /// Replaces a note's text and returns the note.
-#[tool(title = "Set note text", idempotent, rest = "PUT /notes/{note_id}/text", body = "text")]
+#[tool(
+    title = "Set note text",
+    idempotent,
+    rest = "PUT /notes/{note_id}/text",
+    body = "text",
+    scopes = ["notes:write"]
+)]
 pub async fn set_note_text(cx: &Cx<Notebook>, args: NewText) -> Result<Note, NoteError> {
     let note = {
         let mut notes = cx.state().lock();
@@ -86,7 +92,7 @@ pub async fn set_note_text(cx: &Cx<Notebook>, args: NewText) -> Result<Note, Not
 }
 
 /// Deletes a note and returns what it held.
-#[tool(title = "Delete note", rest = "DELETE /notes/{note_id}")]
+#[tool(title = "Delete note", rest = "DELETE /notes/{note_id}", scopes = ["notes:write"])]
 pub async fn delete_note(cx: &Cx<Notebook>, args: NoteRef) -> Result<Note, NoteError> {
     let note = cx.state().lock().remove(&args.note_id).ok_or(NoteError::no_such_note(args.note_id))?;
     announce_change(cx, note.note_id);

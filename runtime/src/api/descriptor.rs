@@ -132,6 +132,11 @@ pub struct ToolDescriptor {
     /// Its time limit and how many of its calls may run at once; not part of what `tools/list`
     /// shows.
     pub limits: CallLimits,
+    /// The OAuth scopes a caller's credentials must grant to call it (all of them); none by
+    /// default. An HTTP transport that authenticates callers refuses a caller who lacks one with
+    /// 403, names them in its protected resource metadata and in OpenAPI; not part of what
+    /// `tools/list` shows.
+    pub scopes: Vec<String>,
 }
 
 impl ToolDescriptor {
@@ -150,6 +155,7 @@ impl ToolDescriptor {
             task_support: TaskSupport::Forbidden,
             deferred_task: false,
             limits: CallLimits::default(),
+            scopes: Vec::new(),
         }
     }
 
@@ -206,6 +212,7 @@ impl From<ToolMeta> for ToolDescriptor {
             task_support: meta.task_support,
             deferred_task: meta.deferred_task,
             limits: meta.limits,
+            scopes: meta.scopes.iter().map(|scope| (*scope).to_owned()).collect(),
         }
     }
 }

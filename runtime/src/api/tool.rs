@@ -52,6 +52,8 @@ pub struct ToolMeta {
     pub deferred_task: bool,
     /// The time limit and concurrency limit of its calls.
     pub limits: CallLimits,
+    /// The OAuth scopes a caller must have been granted to call it.
+    pub scopes: &'static [&'static str],
     pub input_schema: fn() -> Value,
     pub output_schema: fn() -> Option<Value>,
     /// The schema of the error bodies, when the error type states one.

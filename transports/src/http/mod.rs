@@ -3,7 +3,7 @@
 //! application as a `tower` service ([`Http::service`]), with the same guards either way.
 
 mod api_key;
-mod auth;
+pub(crate) mod auth;
 pub(crate) mod body;
 mod connections;
 mod cors;

@@ -153,6 +153,9 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             // Where the routes are, so that a client generated from the document finds them.
             fields.insert("servers".into(), serde_json::json!([{ "url": rest_prefix }]));
         }
+        if let Some(oauth) = &oauth {
+            oauth.secure(&mut document, &descriptors);
+        }
         let openapi = document.to_string().into();
         let parsing = body::ParseBudget::new(options.max_parsing_bytes, options.body_timeout);
         let rate_limit = options.rate_limit.map(RateLimiter::new);
@@ -240,7 +243,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             // The metadata says how to get a token: it needs none. A page on another origin
             // reads it, and the challenge of a refusal, to find the authorization server.
             let answer = if self.part == Part::Whole && oauth.serves_metadata(path) && req.method() == Method::GET {
-                Err(oauth.metadata(&[]))
+                Err(oauth.metadata(&auth::scopes::supported(&cx.server)))
             } else if preflight {
                 Ok(None)
             } else {

@@ -38,6 +38,9 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
             return r;
         }
     };
+    if let Err(refusal) = crate::http::auth::scopes::authorize_tool(cx, context, &route.tool) {
+        return refusal;
+    }
     let bytes = match body::read_limited(body, cx.options.max_body_bytes, cx.options.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,

@@ -90,13 +90,19 @@ async fn whoami(cx: &Cx<()>) -> Result<Value, Error> {
     Ok(json!({ "subject": caller.map(|p| &p.subject), "scopes": caller.map(|p| &p.scopes) }))
 }
 
+/// Writes a note (nowhere): it needs the scope `notes:write`.
+#[tool(rest = "POST /notes", scopes = ["notes:write"])]
+async fn write_note() -> Result<Value, Error> {
+    Ok(json!({ "written": true }))
+}
+
 /// A browser application's origin, which the resource server allows.
 const APP: &str = "https://app.example.com";
 
 /// The resource server, on a free port, protected by `issuer`; its key set is fetched again for
 /// an unknown key at most every `cooldown`.
 async fn resource_server(issuer: &str, cooldown: Duration) -> SocketAddr {
-    let server = Server::builder(()).info("oauth-test", "1").tools(table![whoami]).build().unwrap();
+    let server = Server::builder(()).info("oauth-test", "1").tools(table![whoami, write_note]).build().unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let oauth = OAuth::new(issuer).unwrap().with_audience("extra-audience").with_refetch_cooldown(cooldown);
@@ -131,7 +137,12 @@ const JSON: [(&str, &str); 2] =
 
 /// A 2026-07-28 `tools/call` of `whoami`, which needs no session.
 fn call() -> String {
-    json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "whoami", "arguments": {},
+    call_of("whoami")
+}
+
+/// A 2026-07-28 `tools/call` of `tool`.
+fn call_of(tool: &str) -> String {
+    json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": tool, "arguments": {},
         "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                    "io.modelcontextprotocol/clientCapabilities": {},
                    "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "1" } } } })
@@ -164,7 +175,7 @@ async fn the_metadata_names_the_resource_and_its_authorization_server() {
         assert_eq!(
             reply.json(),
             json!({ "resource": format!("http://{addr}/mcp"), "authorization_servers": [issuer.issuer],
-                    "bearer_methods_supported": ["header"] })
+                    "bearer_methods_supported": ["header"], "scopes_supported": ["notes:write"] })
         );
     }
     assert_eq!(send(addr, "GET", "/health", &[], "").await.status, 200);
@@ -278,4 +289,106 @@ async fn an_unreachable_issuer_is_a_503_but_a_malformed_token_still_a_401() {
     let [rest, mcp] = both(addr, "/whoami", Some(&bearer)).await;
     assert_eq!((rest.status, mcp.status), (503, 503), "{:?}", rest.body);
     assert_eq!(both(addr, "/whoami", Some("Bearer garbage")).await.map(|r| r.status), [401, 401]);
+}
+
+#[tokio::test]
+async fn a_token_without_the_tools_scope_is_refused_with_the_scope_to_ask_for() {
+    let issuer = authorization_server(json!([jwk(KEY_A, "a")])).await;
+    let addr = resource_server(&issuer.issuer, COOLDOWN).await;
+    let reader = format!("Bearer {}", token(KEY_A, "a", &claims(&issuer.issuer, addr)));
+    let mut writing = claims(&issuer.issuer, addr);
+    writing["scope"] = json!("notes:read notes:write");
+    let writer = format!("Bearer {}", token(KEY_A, "a", &writing));
+    let stateless = |authorization: &str| {
+        vec![
+            JSON[0],
+            JSON[1],
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "write_note"),
+            ("authorization", authorization),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k, v.to_owned()))
+        .collect::<Vec<_>>()
+    };
+    let metadata = format!("resource_metadata=\"http://{addr}/.well-known/oauth-protected-resource/mcp\"");
+    for (who, authorization, status) in [("a reader", &reader, 403), ("a writer", &writer, 200)] {
+        let headers = stateless(authorization);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let rest = send(addr, "POST", "/notes", &headers, "{}").await;
+        let mcp = send(addr, "POST", "/mcp", &headers, &call_of("write_note")).await;
+        for reply in [rest, mcp] {
+            assert_eq!(reply.status, status, "{who}: {:?}", reply.body);
+            if status == 403 {
+                let challenge = reply.header("www-authenticate").unwrap_or_default();
+                assert!(
+                    challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"notes:write\"")
+                        && challenge.contains(&metadata),
+                    "{challenge}"
+                );
+                assert_eq!(reply.json()["scope"], "notes:write");
+            }
+        }
+    }
+
+    // In a 2025-11-25 session, and in a 2025-03-26 batch, alike.
+    let initialize = |version: &str| {
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": { "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } })
+        .to_string()
+    };
+    for version in ["2025-11-25", "2025-03-26"] {
+        let opened =
+            send(addr, "POST", "/mcp", &[JSON[0], JSON[1], ("authorization", &reader)], &initialize(version)).await;
+        let session = opened.header("mcp-session-id").expect("a session").to_owned();
+        let headers = [
+            JSON[0],
+            JSON[1],
+            ("mcp-protocol-version", version),
+            ("mcp-session-id", &session),
+            ("authorization", &reader),
+        ];
+        let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "write_note", "arguments": {} } });
+        let body = if version == "2025-03-26" { json!([call]).to_string() } else { call.to_string() };
+        let refused = send(addr, "POST", "/mcp", &headers, &body).await;
+        assert_eq!(refused.status, 403, "{version}: {:?}", refused.body);
+        let reading = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "whoami", "arguments": {} } });
+        assert_eq!(send(addr, "POST", "/mcp", &headers, &reading.to_string()).await.status, 200, "{version}");
+    }
+}
+
+#[tokio::test]
+async fn the_openapi_document_states_the_scheme_and_each_operations_scopes() {
+    let issuer = authorization_server(json!([jwk(KEY_A, "a")])).await;
+    let addr = resource_server(&issuer.issuer, COOLDOWN).await;
+    let bearer = format!("Bearer {}", token(KEY_A, "a", &claims(&issuer.issuer, addr)));
+    let document = send(addr, "GET", "/openapi.json", &[("authorization", &bearer)], "").await.json();
+    let scheme = &document["components"]["securitySchemes"]["oauth"];
+    assert_eq!(scheme["type"], "openIdConnect");
+    assert_eq!(scheme["openIdConnectUrl"], format!("{}/.well-known/openid-configuration", issuer.issuer));
+    assert_eq!(document["paths"]["/notes"]["post"]["security"], json!([{ "oauth": ["notes:write"] }]));
+    assert_eq!(document["paths"]["/whoami"]["get"]["security"], json!([{ "oauth": [] }]));
+}
+
+/// Without an authorization server, a principal a gate names is held to the scopes too; the
+/// challenge then names no metadata.
+#[tokio::test]
+async fn a_gates_principal_is_held_to_the_scopes_too() {
+    use tooltable::Principal;
+    let server = Server::builder(()).info("oauth-test", "1").tools(table![whoami, write_note]).build().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let gate: tooltable_transports::http::RequestGate =
+        Arc::new(|_| Ok(Some(Principal::new("carol").with_scopes(["notes:read"]))));
+    tokio::spawn(Http::new(server).gate(gate).serve(listener, std::future::pending()));
+    let refused = send(addr, "POST", "/notes", &[JSON[0]], "{}").await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some(
+            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", error_description=\"this operation needs the scope notes:write\""
+        )
+    );
+    assert_eq!(send(addr, "GET", "/whoami", &[], "").await.status, 200);
 }

@@ -1,7 +1,8 @@
 //! The answers to a request the resource server refuses, each with its `WWW-Authenticate`
 //! challenge (RFC 6750 section 3, RFC 9728 section 5.1): 401 without a usable token, 400 for a
-//! token sent another way than the `Authorization` header. Every challenge names the protected
-//! resource metadata, so a client that knows nothing yet finds the authorization server from it.
+//! token sent another way than the `Authorization` header, 403 when the token lacks a scope the
+//! operation needs. Every challenge of a resource server names its protected resource metadata,
+//! so a client that knows nothing yet finds the authorization server from it.
 
 use hyper::StatusCode;
 use hyper::header::{HeaderValue, WWW_AUTHENTICATE};
@@ -60,6 +61,16 @@ pub(super) fn unavailable(detail: &str) -> HttpResponse {
     body::error(StatusCode::SERVICE_UNAVAILABLE, format!("the token cannot be checked now: {detail}"))
 }
 
+/// 403 `insufficient_scope`: the scopes the operation needs, to ask the authorization server for.
+pub(super) fn insufficient_scope(metadata_url: Option<&str>, needed: &[String]) -> HttpResponse {
+    let scope = needed.join(" ");
+    let description = format!("this operation needs the scope {scope}");
+    let mut params = vec![("error", "insufficient_scope"), ("scope", scope.as_str())];
+    params.extend(metadata_url.map(|url| ("resource_metadata", url)));
+    params.push(("error_description", description.as_str()));
+    refusal(StatusCode::FORBIDDEN, Some("insufficient_scope"), &description, &params)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +82,14 @@ mod tests {
         assert_eq!(
             r.headers()[WWW_AUTHENTICATE],
             "Bearer resource_metadata=\"http://h/.well-known/oauth-protected-resource/mcp\""
+        );
+        let r = insufficient_scope(Some("http://m"), &["a:w".into(), "b".into()]);
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        let challenge = r.headers()[WWW_AUTHENTICATE].to_str().unwrap();
+        assert!(
+            challenge
+                .starts_with("Bearer error=\"insufficient_scope\", scope=\"a:w b\", resource_metadata=\"http://m\""),
+            "{challenge}"
         );
         assert_eq!(bearer(&[("x", "say \"hi\\")]), "Bearer x=\"say \\\"hi\\\\\"");
     }

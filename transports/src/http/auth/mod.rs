@@ -12,6 +12,8 @@ mod discovery;
 mod fetch;
 mod jwks;
 mod metadata;
+mod openapi;
+pub(crate) mod scopes;
 mod token;
 
 use std::net::SocketAddr;
@@ -178,6 +180,11 @@ impl ResourceServer {
         }
     }
 
+    /// The URL of the metadata document, which every challenge names.
+    pub(crate) fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
     /// Whether `path` is where the metadata document is served.
     pub(crate) fn serves_metadata(&self, path: &str) -> bool {
         path.strip_prefix(metadata::WELL_KNOWN)
@@ -187,6 +194,11 @@ impl ResourceServer {
     /// The metadata document, naming `scopes`.
     pub(crate) fn metadata(&self, scopes: &[String]) -> HttpResponse {
         metadata::answer(&metadata::document(&self.resource, &self.issuer.url, scopes))
+    }
+
+    /// States in the OpenAPI `document` that every operation needs a token, with its tool's scopes.
+    pub(crate) fn secure(&self, document: &mut serde_json::Value, tools: &[tooltable::tool::ToolDescriptor]) {
+        openapi::secure(document, &self.issuer.url, tools);
     }
 
     /// The principal a request's token names, or the refusal to answer it with.
@@ -244,7 +256,7 @@ mod tests {
         let oauth = OAuth::new("http://a/").unwrap().with_public_url("https://mcp.example/notes/").unwrap();
         assert_eq!(oauth.resource().as_deref(), Some("https://mcp.example/notes/mcp"));
         let server = ResourceServer::new(oauth, "127.0.0.1:1".parse().unwrap());
-        assert_eq!(server.metadata_url.as_str(), "https://mcp.example/.well-known/oauth-protected-resource/notes/mcp");
+        assert_eq!(server.metadata_url(), "https://mcp.example/.well-known/oauth-protected-resource/notes/mcp");
         assert_eq!(server.issuer.url, "http://a/", "the issuer is compared as written");
         for path in [
             "/.well-known/oauth-protected-resource",
@@ -260,7 +272,7 @@ mod tests {
     fn the_default_resource_is_the_listening_address() {
         let server = ResourceServer::new(OAuth::new("http://a").unwrap(), "127.0.0.1:8080".parse().unwrap());
         assert_eq!(server.resource, "http://127.0.0.1:8080/mcp");
-        assert_eq!(server.metadata_url.as_str(), "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp");
+        assert_eq!(server.metadata_url(), "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp");
         assert_eq!(server.audiences, ["http://127.0.0.1:8080/mcp"]);
     }
 }

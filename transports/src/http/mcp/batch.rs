@@ -14,11 +14,16 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     http: &HttpSession<S>,
     bytes: &[u8],
     context: &RequestContext,
+    authorize: impl Fn(&Incoming) -> Result<(), HttpResponse>,
 ) -> HttpResponse {
     let members = match jsonrpc::decode_batch(bytes) {
         Ok(members) => members,
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, None, &e.error),
     };
+    // A member calling a tool its caller may not refuses the whole batch, before any runs.
+    if let Some(refusal) = members.iter().flatten().find_map(|member| authorize(member).err()) {
+        return refusal;
+    }
     let ids: Vec<RequestId> = members
         .iter()
         .filter_map(|m| match m {

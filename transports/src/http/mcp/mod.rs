@@ -17,7 +17,7 @@ use serde_json::json;
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 
-use super::HttpContext;
+use super::{HttpContext, auth};
 use super::body::{self, HttpResponse, RequestBody};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
@@ -136,7 +136,8 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         if let Err(response) = check_version(&headers) {
             return response;
         }
-        return batch::post(&http, bytes, &caller.context).await;
+        let authorize = |member: &Message| auth::scopes::authorize_message(cx, &caller.context, member);
+        return batch::post(&http, bytes, &caller.context, authorize).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
@@ -147,6 +148,9 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             return undecodable(cx, &headers, caller, e).await;
         }
     };
+    if let Err(refusal) = auth::scopes::authorize_message(cx, &caller.context, &message) {
+        return refusal;
+    }
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
         return stateless::post(cx, &headers, message, streamable, caller, head.extensions.get()).await;
     }

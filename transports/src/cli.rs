@@ -384,8 +384,8 @@ where
     }
     // Outermost, so that it sees the other layers' refusals and time; not added at all when
     // `RUST_LOG` leaves its lines out.
-    if tracing::enabled!(target: CALLS_TARGET, tracing::Level::INFO) && !server.add_outer_layer(CallLog) {
-        tracing::warn!("no call log: the server was already shared when the command line got it");
+    if tracing::enabled!(target: CALLS_TARGET, tracing::Level::INFO) && !server.set_outer_layer(CallLog) {
+        tracing::warn!("no call log: the server has an outer layer of its own");
     }
     let Hooks { mut start, http } = hooks;
     let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {

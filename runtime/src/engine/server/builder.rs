@@ -237,6 +237,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
             config: self.config,
             tasks: self.tasks,
             layers: self.layers,
+            outer_layer: std::sync::OnceLock::new(),
             sessions: Arc::default(),
             next_session: AtomicU64::new(1),
             subscription_observer: None,

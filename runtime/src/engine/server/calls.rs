@@ -16,12 +16,15 @@ impl<S: Send + Sync + 'static> Server<S> {
     pub(crate) async fn run_call(&self, tool: &Entry<S>, cx: Cx<S>, args: Option<Value>) -> Result<Outcome, RpcError> {
         let args = table::arguments(args)?;
         let default_timeout_ms = self.0.config.call_timeout.map(|limit| limit.as_millis().max(1) as u64);
-        Ok(match self.0.layers.as_slice() {
-            [] => tool.invoke(cx, args, default_timeout_ms).await,
-            layers => {
-                let innermost = Limited { tool, default_timeout_ms };
-                Next::new(layers, &innermost).run(Call::new(&tool.descriptor, args, cx)).await
-            }
+        let outer = self.0.outer_layer.get();
+        if outer.is_none() && self.0.layers.is_empty() {
+            return Ok(tool.invoke(cx, args, default_timeout_ms).await);
+        }
+        let innermost = Limited { tool, default_timeout_ms };
+        let (call, next) = (Call::new(&tool.descriptor, args, cx), Next::new(&self.0.layers, &innermost));
+        Ok(match outer {
+            Some(outer) => outer.call(call, next).await,
+            None => next.run(call).await,
         })
     }
 }

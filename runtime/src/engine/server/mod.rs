@@ -9,7 +9,7 @@ mod side;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use serde_json::Value;
 
@@ -52,6 +52,8 @@ pub(crate) struct ServerInner<S> {
     tasks: Tasks,
     /// Around every tool call, the first outermost.
     layers: Vec<Box<dyn Layer<S>>>,
+    /// Around those, once set (the standard command line's call log, say).
+    outer_layer: OnceLock<Box<dyn Layer<S>>>,
     sessions: Arc<LiveSessions<S>>,
     next_session: AtomicU64,
     /// Told of every resource a session subscribes to (a forwarding server follows it upstream).
@@ -170,11 +172,11 @@ impl<S: Send + Sync + 'static> Server<S> {
         if inner.table.replace_handler(name, handler) { Ok(()) } else { Err(ReplaceError::NoSuchTool(name.to_owned())) }
     }
 
-    /// Adds a layer around every other one (the first to see a call), while nothing else holds
-    /// the server (right after it is built); false once it is shared. How the standard command
-    /// line adds its call log to a server built elsewhere.
-    pub fn add_outer_layer(&mut self, layer: impl Layer<S>) -> bool {
-        Arc::get_mut(&mut self.0).map(|inner| inner.layers.insert(0, Box::new(layer))).is_some()
+    /// Puts a layer around every other one (the first to see a call), once: false when the
+    /// server has one already. How the standard command line adds its call log to a server built
+    /// elsewhere; calls already running do not pass it.
+    pub fn set_outer_layer(&self, layer: impl Layer<S>) -> bool {
+        self.0.outer_layer.set(Box::new(layer)).is_ok()
     }
 
     /// Runs a tool through the server's layers, then its limits: validated arguments, its
@@ -320,7 +322,7 @@ impl<S> std::fmt::Debug for Server<S> {
             .field("templates", &s.templates.len())
             .field("prompts", &s.prompts.len())
             .field("completion", &s.completion.is_some())
-            .field("layers", &s.layers.len())
+            .field("layers", &(s.layers.len() + usize::from(s.outer_layer.get().is_some())))
             .field("config", &s.config)
             .finish_non_exhaustive()
     }

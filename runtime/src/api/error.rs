@@ -37,6 +37,9 @@ use serde_json::{Map, Value};
 pub enum ErrorKind {
     /// The arguments are well-formed JSON but not acceptable (422).
     InvalidInput,
+    /// The call needs credentials the request did not carry (401): it comes from no caller the
+    /// server knows, and what it names is not for everyone.
+    Unauthorized,
     /// The caller may not have what it asked for (403).
     Forbidden,
     /// The addressed thing does not exist (404).
@@ -60,8 +63,9 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the order the docs list them.
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::InvalidInput,
+        ErrorKind::Unauthorized,
         ErrorKind::Forbidden,
         ErrorKind::NotFound,
         ErrorKind::Conflict,
@@ -82,6 +86,7 @@ impl ErrorKind {
     pub fn http_status(self) -> u16 {
         match self {
             ErrorKind::InvalidInput => 422,
+            ErrorKind::Unauthorized => 401,
             ErrorKind::Forbidden => 403,
             ErrorKind::NotFound => 404,
             ErrorKind::Conflict => 409,

@@ -155,7 +155,7 @@ mod tests {
             assert_eq!(ErrorKind::from_http_status(kind.http_status()), kind);
         }
         assert_eq!(ErrorKind::from_http_status(502), ErrorKind::Internal);
-        assert_eq!(ErrorKind::from_http_status(401), ErrorKind::Internal);
+        assert_eq!(ErrorKind::from_http_status(401), ErrorKind::Unauthorized);
     }
 
     #[test]

@@ -176,6 +176,7 @@ fn error_description(kind: ErrorKind) -> &'static str {
         ErrorKind::InvalidInput => {
             "Invalid input: arguments that break the input schema, or a value the operation refuses."
         }
+        ErrorKind::Unauthorized => "Unauthorized: the call needs credentials the request did not carry.",
         ErrorKind::Forbidden => "Forbidden: not available to this caller.",
         ErrorKind::NotFound => "Not found.",
         ErrorKind::Conflict => "Conflict with the current state.",

@@ -87,3 +87,23 @@ fn python_mcp() -> Option<PathBuf> {
             .is_ok_and(|status| status.success())
     })
 }
+
+/// Node and panva's `oidc-provider` (9.13.3, OpenID Certified), for the tests of a server behind
+/// a real OAuth 2.1 authorization server: the folder it is installed in (holding
+/// `node_modules/oidc-provider`), `TOOLTABLE_OIDC_PROVIDER` when set, else
+/// `$HOME/.cache/tooltable/oidc-provider`; `node` must be on `PATH`.
+pub const OIDC_PROVIDER: External = External {
+    cfg: "has_oidc_provider",
+    what: "Node and oidc-provider 9.13.3",
+    install: "npm install --prefix ~/.cache/tooltable/oidc-provider oidc-provider@9.13.3 (Node 20 or newer on PATH), or set TOOLTABLE_OIDC_PROVIDER to the folder it is installed in",
+    find: oidc_provider,
+    env: &["TOOLTABLE_OIDC_PROVIDER", "PATH"],
+    dirs: &[],
+};
+
+fn oidc_provider() -> Option<PathBuf> {
+    on_path(&["node"])?;
+    let default = path_list("HOME").into_iter().next().map(|home| home.join(".cache/tooltable/oidc-provider"));
+    let mut candidates = path_list("TOOLTABLE_OIDC_PROVIDER").into_iter().chain(default);
+    candidates.find(|dir| dir.is_absolute() && dir.join("node_modules/oidc-provider/package.json").is_file())
+}

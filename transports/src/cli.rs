@@ -118,6 +118,17 @@ struct ServeArgs {
     /// By default the address it listens on.
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     public_url: Option<String>,
+    /// Accept opaque tokens too, checked at this introspection endpoint of the authorization
+    /// server (RFC 7662) as the client --oauth-client-id.
+    #[arg(long, value_name = "URL", requires_all = ["oauth_issuer", "oauth_client_id"])]
+    oauth_introspection: Option<String>,
+    /// The client this server introspects tokens as.
+    #[arg(long, value_name = "ID", requires = "oauth_introspection")]
+    oauth_client_id: Option<String>,
+    /// That client's secret; also read from `<SERVER>_OAUTH_CLIENT_SECRET` (which keeps it out of
+    /// the process list).
+    #[arg(long, value_name = "SECRET", requires = "oauth_introspection")]
+    oauth_client_secret: Option<String>,
     /// Requests one caller (its principal, else its address) may make a second, as N/s, in
     /// bursts of as many: REST requests and /mcp POSTs past it are answered 429 with Retry-After.
     #[arg(long, value_name = "N/s")]
@@ -187,6 +198,12 @@ impl ServeArgs {
         let mut oauth = OAuth::new(issuer).map_err(|e| e.to_string())?;
         if let Some(url) = &self.public_url {
             oauth = oauth.with_public_url(url).map_err(|e| e.to_string())?;
+        }
+        if let (Some(endpoint), Some(client_id)) = (&self.oauth_introspection, &self.oauth_client_id) {
+            let Some(secret) = secret(self.oauth_client_secret.clone(), package, "OAUTH_CLIENT_SECRET") else {
+                return Err("--oauth-introspection needs the client's secret: --oauth-client-secret".into());
+            };
+            oauth = oauth.with_introspection(endpoint, client_id, secret).map_err(|e| e.to_string())?;
         }
         Ok(Some(self.oauth_audiences.iter().fold(oauth, |oauth, audience| oauth.with_audience(audience))))
     }
@@ -668,6 +685,18 @@ mod tests {
         );
         let Ok(Cli { command: Command::Serve(args), .. }) = parse(&["--oauth-issuer", "ftp://as"]) else { panic!() };
         assert!(args.oauth(PACKAGE).unwrap_err().contains("ftp://as"));
+        assert!(
+            parse(&["--oauth-issuer", "http://as", "--oauth-introspection", "http://as/i"]).is_err(),
+            "as which client?"
+        );
+        let introspecting =
+            ["--oauth-issuer", "http://as", "--oauth-introspection", "http://as/i", "--oauth-client-id", "rs"];
+        let Ok(Cli { command: Command::Serve(args), .. }) = parse(&introspecting) else { panic!() };
+        assert!(args.oauth(PACKAGE).unwrap_err().contains("--oauth-client-secret"), "no secret");
+        let with_secret = [&introspecting[..], &["--oauth-client-secret", "s3cret"]].concat();
+        let Ok(Cli { command: Command::Serve(args), .. }) = parse(&with_secret) else { panic!() };
+        let expected = OAuth::new("http://as").unwrap().with_introspection("http://as/i", "rs", "s3cret").unwrap();
+        assert_eq!(args.oauth(PACKAGE).unwrap(), Some(expected));
     }
 
     #[test]

@@ -172,11 +172,38 @@ impl Client {
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<Answer, RemoteFailure> {
         let url = self.base.url(path_and_query);
+        let request = self.request(method, path_and_query, body, extra);
+        self.exchange(request, &url).await
+    }
+
+    /// POSTs a form (`application/x-www-form-urlencoded`) and reads the whole answer.
+    pub(crate) async fn post_form(
+        &self,
+        path_and_query: &str,
+        form: String,
+        extra: Extra<'_>,
+    ) -> Result<Answer, RemoteFailure> {
+        let url = self.base.url(path_and_query);
+        let request = self.request(&Method::POST, path_and_query, None, extra).map(|mut request| {
+            let form_type = HeaderValue::from_static("application/x-www-form-urlencoded");
+            request.headers_mut().insert(CONTENT_TYPE, form_type);
+            *request.body_mut() = Full::new(Bytes::from(form));
+            request
+        });
+        self.exchange(request, &url).await
+    }
+
+    /// Sends `request` and reads the whole answer, under the deadline.
+    async fn exchange(
+        &self,
+        request: Result<Request<Full<Bytes>>, hyper::http::Error>,
+        url: &str,
+    ) -> Result<Answer, RemoteFailure> {
         let exchange = async {
-            let (status, headers, incoming, _driver) = self.head(method, path_and_query, body, extra, &url).await?;
-            self.read(status, headers, incoming, &url).await
+            let (status, headers, incoming, _driver) = self.head(request, url).await?;
+            self.read(status, headers, incoming, url).await
         };
-        self.deadline(&url, exchange).await
+        self.deadline(url, exchange).await
     }
 
     /// Sends a request and returns once the answer's head has come (under the deadline); the body
@@ -189,7 +216,7 @@ impl Client {
         extra: Extra<'_>,
     ) -> Result<Streaming, RemoteFailure> {
         let url = self.base.url(path_and_query);
-        let head = self.head(method, path_and_query, body, extra, &url);
+        let head = self.head(self.request(method, path_and_query, body, extra), &url);
         let (status, headers, body, driver) = self.deadline(&url, head).await?;
         Ok(Streaming { status, headers, body, _driver: driver })
     }
@@ -207,14 +234,11 @@ impl Client {
 
     async fn head(
         &self,
-        method: &Method,
-        path_and_query: &str,
-        body: Option<&Value>,
-        extra: Extra<'_>,
+        request: Result<Request<Full<Bytes>>, hyper::http::Error>,
         url: &str,
     ) -> Result<(u16, HeaderMap, hyper::body::Incoming, Driver), RemoteFailure> {
         let unreachable = |e: &dyn std::fmt::Display| RemoteFailure::new(url, Reason::Unreachable, None, e);
-        let request = self.request(method, path_and_query, body, extra).map_err(|e| unreachable(&e))?;
+        let request = request.map_err(|e| unreachable(&e))?;
         let stream = TcpStream::connect(&self.base.authority).await.map_err(|e| unreachable(&e))?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| unreachable(&e))?;

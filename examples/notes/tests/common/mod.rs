@@ -115,6 +115,8 @@ pub fn initialize_params() -> Value {
 /// A server running `serve`, killed when dropped.
 pub struct Served {
     child: Child,
+    /// Its stderr, read on for as long as it runs (the call log writes there).
+    stderr: Receiver<String>,
     /// The line it printed when it began to listen.
     pub line: String,
     /// `http://host:port`, taken from that line.
@@ -132,7 +134,7 @@ impl Served {
             .find(|l| l.starts_with("listening on "))
             .unwrap_or_else(|| panic!("{program} printed no `listening on` line within {WAIT:?}"));
         let base = listening_base(&line).unwrap_or_else(|| panic!("not a `listening on http://...` line: {line}"));
-        Served { child, line, base }
+        Served { child, stderr, line, base }
     }
 
     pub fn notes() -> Self {
@@ -171,6 +173,11 @@ impl Response {
 
 /// One HTTP/1.1 request on its own connection (`Connection: close`, so the body ends with it).
 pub fn http(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Response {
+    request(base, method, path, headers, body.map(|body| ("application/json", body)))
+}
+
+/// [`http`] with a body of any type: `(content type, body)`.
+pub fn request(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: Option<(&str, &str)>) -> Response {
     let authority = base.strip_prefix("http://").expect("an http:// base");
     let mut stream = TcpStream::connect(authority).unwrap_or_else(|e| panic!("cannot connect to {authority}: {e}"));
     stream.set_read_timeout(Some(WAIT)).expect("a timeout");
@@ -178,11 +185,11 @@ pub fn http(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body
     for (name, value) in headers {
         request += &format!("{name}: {value}\r\n");
     }
-    if let Some(body) = body {
-        request += &format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+    if let Some((content_type, body)) = body {
+        request += &format!("Content-Type: {content_type}\r\nContent-Length: {}\r\n", body.len());
     }
     request += "\r\n";
-    request += body.unwrap_or("");
+    request += body.map_or("", |(_, body)| body);
     stream.write_all(request.as_bytes()).expect("the request is sent");
     let mut raw = String::new();
     stream.read_to_string(&mut raw).unwrap_or_else(|e| panic!("no response to {method} {path}: {e}"));

@@ -3,13 +3,15 @@
 //! configured authorization server, issued for this server; the protected resource metadata
 //! (RFC 9728) tells clients where to get one; a refusal carries the challenge that says why.
 //!
-//! Tokens are JWT access tokens checked against the issuer's published keys (see [`OAuth`]).
+//! Tokens are JWT access tokens checked against the issuer's published keys, or opaque tokens
+//! the issuer is asked about (see [`OAuth`]).
 //! A token is read from the `Authorization` header only, and is never logged nor sent on: the
 //! principal it names reaches the calls as [`Cx::principal`](tooltable::Cx::principal).
 
 mod challenge;
 mod discovery;
 mod fetch;
+mod introspection;
 mod jwks;
 mod metadata;
 mod openapi;
@@ -26,6 +28,7 @@ use tooltable::Principal;
 
 use super::body::HttpResponse;
 use discovery::Issuer;
+use introspection::Introspection;
 use jwks::Keys;
 
 /// The authorization server whose tokens the server accepts, and what they must say.
@@ -42,6 +45,12 @@ use jwks::Keys;
 /// seconds and reads at most 256 KiB; at most 64 keys are kept. The issuer is reached over plain
 /// `http://` (the transports carry no TLS stack).
 ///
+/// With [introspection](Self::with_introspection), a token that is not a JWT is an opaque one:
+/// each is POSTed to the issuer's RFC 7662 endpoint with this server's client credentials (one
+/// request per request carrying it, under the same deadline and bound), and accepted when the
+/// answer says it is active, from the issuer (when it names one), for an accepted audience, and
+/// within its `exp` and `nbf`.
+///
 /// ```
 /// use tooltable_transports::http::OAuth;
 ///
@@ -57,6 +66,7 @@ pub struct OAuth {
     public_url: Option<String>,
     audiences: Vec<String>,
     refetch_cooldown: Duration,
+    introspection: Option<Introspection>,
 }
 
 /// Why an [`OAuth`] setting was refused.
@@ -108,6 +118,7 @@ impl OAuth {
             public_url: None,
             audiences: Vec::new(),
             refetch_cooldown: jwks::REFETCH_COOLDOWN,
+            introspection: None,
         })
     }
 
@@ -124,6 +135,21 @@ impl OAuth {
     pub fn with_audience(mut self, audience: impl Into<String>) -> OAuth {
         self.audiences.push(audience.into());
         self
+    }
+
+    /// Accepts opaque tokens too, checked at the issuer's introspection `endpoint` (RFC 7662) as
+    /// the client `client_id` with `client_secret` (sent with HTTP Basic authentication, never
+    /// printed).
+    pub fn with_introspection(
+        mut self,
+        endpoint: &str,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Result<OAuth, OAuthError> {
+        let endpoint = absolute("introspection endpoint", endpoint, false)?;
+        self.introspection =
+            Some(Introspection { endpoint, client_id: client_id.into(), client_secret: client_secret.into() });
+        Ok(self)
     }
 
     /// The least time between two fetches of the issuer's key set (30 seconds by default): a
@@ -148,6 +174,7 @@ pub(crate) struct ResourceServer {
     issuer: Arc<Issuer>,
     audiences: Vec<String>,
     keys: Keys,
+    introspection: Option<Introspection>,
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -177,6 +204,7 @@ impl ResourceServer {
             keys: Keys::new(Arc::clone(&issuer), oauth.refetch_cooldown),
             issuer,
             audiences,
+            introspection: oauth.introspection,
         }
     }
 
@@ -227,7 +255,11 @@ impl ResourceServer {
             _ => return Err(challenge::no_token(&self.metadata_url)),
         };
         let expected = token::Expected { issuer: &self.issuer.url, audiences: &self.audiences };
-        token::verify(token, &self.keys, &expected).await.map_err(|rejection| match rejection {
+        let checked = match &self.introspection {
+            Some(introspection) if !token::is_jwt(token) => introspection.introspect(token, &expected).await,
+            _ => token::verify(token, &self.keys, &expected).await,
+        };
+        checked.map_err(|rejection| match rejection {
             token::Rejection::Invalid(description) => challenge::invalid_token(&self.metadata_url, description),
             token::Rejection::Unavailable(detail) => challenge::unavailable(&detail),
         })

@@ -18,7 +18,8 @@ pub(super) const LEEWAY_SECS: u64 = 30;
 pub(super) enum Rejection {
     /// The token is bad: 401 `invalid_token`, with this description.
     Invalid(&'static str),
-    /// The token could not be checked: the authorization server's keys are out of reach.
+    /// The token could not be checked: the authorization server (its keys, its introspection)
+    /// is out of reach.
     Unavailable(String),
 }
 
@@ -26,6 +27,18 @@ pub(super) enum Rejection {
 pub(super) struct Expected<'a> {
     pub(super) issuer: &'a str,
     pub(super) audiences: &'a [String],
+}
+
+/// Whether `token` has the shape of a JWT (three parts, the first a JSON object), rather than an
+/// opaque one: a JWT, even unsigned, is checked here, never sent to introspection.
+pub(super) fn is_jwt(token: &str) -> bool {
+    use base64::Engine as _;
+    let mut parts = token.split('.');
+    let (Some(header), Some(_), Some(_), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let decoded = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header).unwrap_or_default();
+    serde_json::from_slice::<Map<String, Value>>(&decoded).is_ok()
 }
 
 /// The principal a JWT access token names, once every check passes.
@@ -86,6 +99,15 @@ mod tests {
     fn claims(value: Value) -> Map<String, Value> {
         let Value::Object(map) = value else { unreachable!() };
         map
+    }
+
+    #[test]
+    fn a_jwt_is_told_from_an_opaque_token_by_its_shape() {
+        assert!(is_jwt("eyJhbGciOiJub25lIn0.e30."), "unsigned, but a JWT");
+        assert!(is_jwt("eyJhbGciOiJFUzI1NiJ9.e30.c2ln"));
+        for opaque in ["p4GI9e1a5ObiMTxSMCe_e_rgE_obV8", "a.b.c", "e30.e30", "e30.e30.e30.e30", ""] {
+            assert!(!is_jwt(opaque), "{opaque}");
+        }
     }
 
     #[test]

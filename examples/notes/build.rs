@@ -1,0 +1,3 @@
+fn main() {
+    test_support::probe(&[&test_support::OIDC_PROVIDER]);
+}

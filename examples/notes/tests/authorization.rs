@@ -61,6 +61,13 @@ fn authorization_server() -> AuthorizationServer {
     }
 }
 
+/// The authorization server, and the notes server in front of it.
+fn started() -> (AuthorizationServer, Served) {
+    let provider = authorization_server();
+    let served = notes_server(&provider.issuer);
+    (provider, served)
+}
+
 /// The notes server, protected by `issuer`, introspecting opaque tokens as `notes-server`.
 fn notes_server(issuer: &str) -> Served {
     let args = [
@@ -153,8 +160,7 @@ fn list(base: &str, authorization: Option<&str>, query: &str) -> Response {
 #[test]
 #[cfg_attr(not(has_oidc_provider), ignore = "needs Node and oidc-provider: see test-support")]
 fn a_client_discovers_the_authorization_server_and_reads_and_writes_with_its_scopes() {
-    let provider = authorization_server();
-    let served = notes_server(&provider.issuer);
+    let (provider, served) = started();
     let base = served.base.as_str();
 
     // Discovery, as an MCP client does it: the challenge, the resource metadata, the issuer's.
@@ -226,8 +232,7 @@ fn a_client_discovers_the_authorization_server_and_reads_and_writes_with_its_sco
 #[test]
 #[cfg_attr(not(has_oidc_provider), ignore = "needs Node and oidc-provider: see test-support")]
 fn every_token_the_server_must_not_accept_is_refused_over_mcp_and_rest() {
-    let provider = authorization_server();
-    let served = notes_server(&provider.issuer);
+    let (provider, served) = started();
     let base = served.base.as_str();
     let resource = format!("{base}/mcp");
     let token_endpoint = format!("{}/token", provider.issuer);
@@ -284,8 +289,7 @@ fn every_token_the_server_must_not_accept_is_refused_over_mcp_and_rest() {
 #[test]
 #[cfg_attr(not(has_oidc_provider), ignore = "needs Node and oidc-provider: see test-support")]
 fn an_opaque_token_is_introspected_and_held_to_its_scopes() {
-    let provider = authorization_server();
-    let served = notes_server(&provider.issuer);
+    let (provider, served) = started();
     let base = served.base.as_str();
     let token_endpoint = format!("{}/token", provider.issuer);
     let opaque = token(&token_endpoint, "opaque-reader", "notes:read", &format!("{base}/mcp"));

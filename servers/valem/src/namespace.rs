@@ -1,11 +1,16 @@
 //! Sandbox namespaces: the models of a paired session are kept under ids `<namespaceId>__<id>`,
 //! and every holder of the session sees them by their plain ids. The prefix is added to the ids
-//! a caller sends and taken out of everything that comes back.
+//! a caller sends and taken out of everything that comes back. A call made for a session carries
+//! the session's [`principal`], which the model tools read to keep it in its namespace.
 
 use serde_json::Value;
+use tooltable::Principal;
 
 /// Between a namespace id and a model's own id.
 pub const SEPARATOR: &str = "__";
+
+/// What a session's principal's subject starts with, before its namespace id.
+const SUBJECT: &str = "sandbox:";
 
 /// The prefix of every model id of `namespace_id`.
 pub fn prefix(namespace_id: &str) -> String {
@@ -25,6 +30,17 @@ pub fn of(id: &str) -> Option<&str> {
         && namespace.starts_with('s')
         && namespace[1..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     shaped.then_some(namespace)
+}
+
+/// The principal of the calls made for the session of `namespace_id`.
+pub fn principal(namespace_id: &str) -> Principal {
+    Principal::new(format!("{SUBJECT}{namespace_id}"))
+}
+
+/// The namespace of the session a call's principal stands for; `None` for a call of no session
+/// (no principal, or one that authenticated otherwise).
+pub fn of_principal(principal: Option<&Principal>) -> Option<&str> {
+    principal?.subject.strip_prefix(SUBJECT)
 }
 
 /// `value` with `prefix` taken out of every string in it (ids, and the messages that quote
@@ -58,6 +74,13 @@ mod tests {
         assert_eq!(of("plain"), None);
         assert_eq!(of("my__model"), None, "an id with __ of its own is no namespace's");
         assert_eq!(of(&format!("S{}__x", &NS[1..])), None);
+    }
+
+    #[test]
+    fn a_sessions_principal_names_its_namespace_only() {
+        assert_eq!(of_principal(Some(&principal(NS))), Some(NS));
+        assert_eq!(of_principal(Some(&Principal::new("user-17"))), None, "a caller of no session");
+        assert_eq!(of_principal(None), None);
     }
 
     #[test]

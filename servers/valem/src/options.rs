@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::engine::budget::Budget;
+use crate::sandbox::SandboxLimits;
 use crate::store::postgres::PostgresOptions;
 
 /// valem's options: where the models are kept, and the bounds of the process.
@@ -26,10 +27,32 @@ pub struct Options {
     pub database: Database,
     /// Adds `tamper_audit_record`, which alters stored audit records in memory (tests only; see
     /// `audit_hook.rs`).
-    #[arg(long, global = true, hide = true, conflicts_with_all = ["data", "database"])]
+    #[arg(long, global = true, hide = true, conflicts_with_all = ["data", "database", "sandbox"])]
     pub audit_tamper_hook: bool,
     #[command(flatten)]
     pub pairing: Pairing,
+    #[command(flatten)]
+    pub sandbox: Sandboxing,
+}
+
+/// The sandbox `serve --sandbox` serves beside the models.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Sandboxing {
+    /// With `serve`: serve the sandbox at /sandbox, where an agent in browser mode (`mcp --url
+    /// URL --browser`) pairs with a developer's browser, which shows the session's models as
+    /// forms and edits them. Its pages and pairing routes need no API key; the session tokens
+    /// they give keep each session to its own models.
+    #[arg(long, global = true)]
+    pub sandbox: bool,
+    #[command(flatten)]
+    pub limits: SandboxLimits,
+}
+
+impl Sandboxing {
+    /// The sandbox's limits, when it is served.
+    pub fn served(&self) -> Option<SandboxLimits> {
+        self.sandbox.then(|| self.limits.clone())
+    }
 }
 
 /// An agent paired with a developer's browser: browser mode of `mcp --url`.
@@ -126,6 +149,7 @@ impl Default for Options {
             database: Database::default(),
             audit_tamper_hook: false,
             pairing: Pairing::default(),
+            sandbox: Sandboxing::default(),
         }
     }
 }

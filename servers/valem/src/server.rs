@@ -54,7 +54,11 @@ pub fn server_with(limits: Limits) -> Result<Server<Models>, TableError> {
 
 /// The server as a cache of `store`: models, audit trails and blobs outlive the process.
 pub fn server_durable(limits: Limits, store: Arc<dyn ModelStore>) -> Result<Server<Models>, TableError> {
-    let server = server_on(Models::durable(limits, Arc::clone(&store)), Mode::Own)?;
+    durable_on(limits, store, Mode::Own)
+}
+
+fn durable_on(limits: Limits, store: Arc<dyn ModelStore>, mode: Mode) -> Result<Server<Models>, TableError> {
+    let server = server_on(Models::durable(limits, Arc::clone(&store)), mode)?;
     // Subscribers hear of the commits other instances make too (the copy cached here is
     // reloaded by its revision at its next use). The handle is weak: the store the server
     // holds keeps this callback.
@@ -94,17 +98,18 @@ pub fn server_for(
 }
 
 /// The server `options` describe: durable under `--data DIR` or `--database URL`, else in
-/// memory.
+/// memory; its startup line names the sandbox under `--sandbox`.
 pub fn server_from(options: Options) -> Result<Server<Models>, Box<dyn std::error::Error>> {
     let busy_timeout = options.store_busy_timeout();
+    let mode = if options.sandbox.sandbox { Mode::Sandbox } else { Mode::Own };
     Ok(match (&options.data, &options.database.url) {
-        (Some(dir), _) => server_durable(options.limits, Arc::new(SqliteStore::open(dir, busy_timeout)?))?,
+        (Some(dir), _) => durable_on(options.limits, Arc::new(SqliteStore::open(dir, busy_timeout)?), mode)?,
         (None, Some(url)) => {
             let store = PostgresStore::open(&url.0, options.database.options())?;
-            server_durable(options.limits, Arc::new(store))?
+            durable_on(options.limits, Arc::new(store), mode)?
         }
         (None, None) if options.audit_tamper_hook => crate::audit_hook::server(options.limits)?,
-        (None, None) => server_with(options.limits)?,
+        (None, None) => server_on(Models::new(options.limits), mode)?,
     })
 }
 
@@ -113,17 +118,26 @@ pub fn server_with_audit(limits: Limits, audit: Arc<dyn AuditStore>) -> Result<S
     server_on(Models::with_audit(limits, audit), Mode::Own)
 }
 
-/// Whose models the server serves: its own, or (in browser mode) a paired session's.
+/// Whose models the server serves: its own, its own with a sandbox's sessions' beside them
+/// (`serve --sandbox`), or (in browser mode) a paired session's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Own,
+    Sandbox,
     Browser,
 }
 
+/// What the startup line adds under `serve --sandbox`.
+const SANDBOX_NOTE: &str = "sandbox at /sandbox: agents pair with `mcp --url URL --browser`, \
+    developers open /sandbox/verify (its pages and pairing routes need no API key)";
+
 fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
-    let note = models.describe_store();
+    let note = match mode {
+        Mode::Sandbox => format!("{}; {SANDBOX_NOTE}", models.describe_store()),
+        Mode::Own | Mode::Browser => models.describe_store(),
+    };
     let (instructions, create) = match mode {
-        Mode::Own => (INSTRUCTIONS.to_owned(), table![models::create_model]),
+        Mode::Own | Mode::Sandbox => (INSTRUCTIONS.to_owned(), table![models::create_model]),
         Mode::Browser => (format!("{INSTRUCTIONS}{PAIRED_INSTRUCTIONS}"), table![models::create_model_paired]),
     };
     let mut tools = table![models::list_models];

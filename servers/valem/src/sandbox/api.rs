@@ -6,13 +6,12 @@
 
 use http::{HeaderMap, StatusCode};
 use serde_json::{Map, Value, json};
-use tooltable::{Error, Server};
+use tooltable::Error;
 
 use super::reply::{self, Response};
 use super::{Access, Sandbox, csrf};
 use crate::namespace;
 use crate::tools::models::LIST_PAGE;
-use crate::tools::registry::Models;
 
 /// The session the request's credentials name, or the 401 to answer.
 pub fn session(sandbox: &Sandbox, headers: &HeaderMap) -> Result<Access, Response> {
@@ -47,13 +46,13 @@ pub async fn view(sandbox: &Sandbox, headers: &HeaderMap, id: &str) -> Response 
         Ok(access) => access,
         Err(refused) => return refused,
     };
-    let (server, prefix) = (&sandbox.server, namespace::prefix(&access.namespace_id));
-    let id = namespace::qualified(&access.namespace_id, id);
-    let view = match server.call("get_view", json!({ "id": id })).await {
+    let (namespace_id, prefix) = (&access.namespace_id, namespace::prefix(&access.namespace_id));
+    let id = namespace::qualified(namespace_id, id);
+    let view = match sandbox.call(namespace_id, "get_view", json!({ "id": id })).await {
         Ok(view) => view,
         Err(failure) => return failed(failure, &prefix),
     };
-    let flagged = flagged(server, &id).await.unwrap_or_default();
+    let flagged = flagged(sandbox, namespace_id, &id).await.unwrap_or_default();
     reply::json(StatusCode::OK, &namespace::strip(json!({ "view": view, "flaggedConstraints": flagged }), &prefix))
 }
 
@@ -99,22 +98,22 @@ async fn write(
     };
     let prefix = namespace::prefix(&access.namespace_id);
     arguments.insert("id".into(), json!(namespace::qualified(&access.namespace_id, id)));
-    match sandbox.server.call(tool, Value::Object(arguments)).await {
+    match sandbox.call(&access.namespace_id, tool, Value::Object(arguments)).await {
         Ok(result) => reply::json(StatusCode::OK, &namespace::strip(result, &prefix)),
         Err(failure) => failed(failure, &prefix),
     }
 }
 
 /// Deletes every model of `namespace`, whose session ended.
-pub async fn delete_namespace(server: &Server<Models>, namespace_id: &str) {
+pub async fn delete_namespace(sandbox: &Sandbox, namespace_id: &str) {
     let prefix = namespace::prefix(namespace_id);
     loop {
-        let Ok((ids, _)) = server.state().ids_under(&prefix, None, LIST_PAGE).await else { return };
+        let Ok((ids, _)) = sandbox.server.state().ids_under(&prefix, None, LIST_PAGE).await else { return };
         if ids.is_empty() {
             return;
         }
         for id in ids {
-            if let Err(failure) = server.call("delete_model", json!({ "id": id })).await {
+            if let Err(failure) = sandbox.call(namespace_id, "delete_model", json!({ "id": id })).await {
                 // It stays; nothing else deletes it, so it is said where the operator looks.
                 tracing::warn!("the sandbox could not delete {id} of an ended session: {}", failure.body);
                 return;
@@ -125,13 +124,13 @@ pub async fn delete_namespace(server: &Server<Models>, namespace_id: &str) {
 
 /// The constraints the model's newest write flagged, with their messages and policies: from its
 /// newest audit record and its spec.
-async fn flagged(server: &Server<Models>, id: &str) -> Option<Vec<Value>> {
-    let newest = server.call("get_audit", json!({ "id": id, "limit": 1 })).await.ok()?;
+async fn flagged(sandbox: &Sandbox, namespace_id: &str, id: &str) -> Option<Vec<Value>> {
+    let newest = sandbox.call(namespace_id, "get_audit", json!({ "id": id, "limit": 1 })).await.ok()?;
     let ids = newest.get(0)?.get("flaggedConstraints")?.as_array()?.clone();
     if ids.is_empty() {
         return Some(Vec::new());
     }
-    let spec = server.call("get_spec", json!({ "id": id })).await.ok()?;
+    let spec = sandbox.call(namespace_id, "get_spec", json!({ "id": id })).await.ok()?;
     let declared: Map<String, Value> = spec
         .get("constraints")?
         .as_array()?

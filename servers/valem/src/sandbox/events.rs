@@ -29,7 +29,7 @@ pub async fn stream(sandbox: &Arc<Sandbox>, headers: &HeaderMap, id: &str) -> Re
     let model = namespace::qualified(&access.namespace_id, id);
     // Subscribed before the model is looked up, so that no change between the two is missed.
     let changes = sandbox.server.state().changes();
-    if sandbox.server.call("get_model_info", json!({ "id": model })).await.is_err() {
+    if sandbox.call(&access.namespace_id, "get_model_info", json!({ "id": model })).await.is_err() {
         return reply::error(StatusCode::NOT_FOUND, "not_found", &format!("there is no model {id:?} in this session"));
     }
     let Some(slot) = Slot::take(sandbox, &access.namespace_id) else {
@@ -64,7 +64,7 @@ async fn follow(
     loop {
         let event: &'static [u8] = tokio::select! {
             change = changes.recv() => match change {
-                Ok(id) if id == model => match slot.sandbox.server.call("get_model_info", json!({ "id": model })).await {
+                Ok(id) if id == model => match slot.sandbox.call(&slot.namespace_id, "get_model_info", json!({ "id": model })).await {
                     Ok(_) => CHANGED,
                     Err(_) => b"event: deleted\ndata: {}\n\n",
                 },

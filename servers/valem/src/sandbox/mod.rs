@@ -7,9 +7,11 @@
 //! shipped in the binary; a model's page edits by mutation and hears of every change of its
 //! model over an event stream.
 //!
-//! The routes are written against `http` types ([`Sandbox::handle`]), so that a host puts them
-//! in front of the MCP and REST service: every path under `/sandbox` ([`Sandbox::owns`]) is
-//! the sandbox's. Every bound is in [`SandboxLimits`] and `docs/security/valem.md`.
+//! The routes are written against `http` types ([`Sandbox::handle`]); [`Sandbox::serve`] nests
+//! them in the HTTP transport at `/sandbox`, outside the API key, and names the caller of every
+//! other route by its `X-Session-Token`, so that the model tools keep a session's calls in its
+//! namespace (see `tools/reach.rs`). Every bound is in [`SandboxLimits`] and
+//! `docs/security/valem.md`.
 
 mod api;
 mod csrf;
@@ -20,6 +22,7 @@ mod pages;
 mod pairings;
 mod reply;
 pub(crate) mod secrets;
+mod serving;
 mod sessions;
 mod verify;
 
@@ -31,8 +34,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use http::{HeaderMap, Method, Request, StatusCode};
-use tooltable::Server;
+use serde_json::Value;
+use tooltable::context::Transport;
+use tooltable::tool::Output;
+use tooltable::transport::RequestContext;
+use tooltable::{Error, ErrorKind, Server};
 
+use crate::namespace;
 use crate::tools::registry::Models;
 
 pub use limits::SandboxLimits;
@@ -84,13 +92,8 @@ impl Sandbox {
         Arc::new(Sandbox { server, limits, ledger: Mutex::new(ledger), streams: Mutex::default(), clock })
     }
 
-    /// Whether `path` is a sandbox route's (everything under `/sandbox`).
-    pub fn owns(path: &str) -> bool {
-        path.strip_prefix(PATH).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    }
-
-    /// Answers a request for a path the sandbox [`owns`](Sandbox::owns). Ends the sessions idle
-    /// too long first, and their models with them.
+    /// Answers a request for a path under `/sandbox`. Ends the sessions idle too long first, and
+    /// their models with them.
     pub async fn handle<B>(self: &Arc<Self>, request: Request<B>) -> Response
     where
         B: http_body::Body,
@@ -144,6 +147,19 @@ impl Sandbox {
         &self.server
     }
 
+    /// Calls `tool` for the session of `namespace_id`, which reaches that namespace's models
+    /// only.
+    pub async fn call(&self, namespace_id: &str, tool: &str, arguments: Value) -> Result<Value, Error> {
+        let request =
+            RequestContext::new(Transport::InProcess).with_principal(Some(namespace::principal(namespace_id)));
+        match self.server.call_tool(self.server.cx(&request), tool, Some(arguments)).await {
+            Ok(Ok(Output::Json(value))) => Ok(value),
+            Ok(Ok(Output::Content(content))) => Ok(serde_json::to_value(content).unwrap_or(Value::Null)),
+            Ok(Err(failure)) => Err(failure),
+            Err(e) => Err(Error::new(ErrorKind::BadRequest, e.message)),
+        }
+    }
+
     fn now(&self) -> Instant {
         (self.clock)()
     }
@@ -154,16 +170,16 @@ impl Sandbox {
 
     /// Ends the sessions idle too long and deletes their models (in the background: a request
     /// does not wait for it).
-    fn end_idle_sessions(&self) {
+    fn end_idle_sessions(self: &Arc<Self>) {
         let now = self.now();
         let ended = self.ledger().sessions.end_idle(now);
         if ended.is_empty() {
             return;
         }
-        let server = self.server.clone();
+        let sandbox = Arc::clone(self);
         tokio::spawn(async move {
             for namespace in ended {
-                api::delete_namespace(&server, &namespace).await;
+                api::delete_namespace(&sandbox, &namespace).await;
             }
         });
     }

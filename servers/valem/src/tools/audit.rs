@@ -61,7 +61,7 @@ pub async fn get_audit(cx: &Cx<Models>, args: AuditArgs) -> Result<Vec<Value>, M
         from.is_none_or(|from| at.is_some_and(|at| at >= from)) && to.is_none_or(|to| at.is_some_and(|at| at < to))
     };
     let prefix = args.path_prefix.unwrap_or_default();
-    cx.audit_newest(&args.id, limit, move |r| within(r) && touches(r, &prefix)).await
+    Models::audit_newest(cx, &args.id, limit, move |r| within(r) && touches(r, &prefix)).await
 }
 
 /// Whether a mutation key, a derived address or a trace target of `record` starts with `prefix`.
@@ -79,5 +79,5 @@ fn touches(record: &Value, prefix: &str) -> bool {
 /// reordered or deleted record is named by its sequence.
 #[tool(title = "Verify audit", read_only, idempotent, rest = "GET /models/{id}/audit/verify", open_world = false)]
 pub async fn verify_audit(cx: &Cx<Models>, args: ModelId) -> Result<Verification, ModelError> {
-    cx.verify_audit(&args.id).await
+    Models::verify_audit(cx, &args.id).await
 }

@@ -92,7 +92,7 @@ pub struct Download {
 )]
 pub async fn download_blob(cx: &Cx<Models>, args: DownloadArgs) -> Result<Download, ModelError> {
     if let Some(model) = &args.model_id {
-        let referenced = cx.read(model, |m| Ok(references(&m.state.base, &args.blob_id))).await?;
+        let referenced = Models::read(cx, model, |m| Ok(references(&m.state.base, &args.blob_id))).await?;
         if !referenced {
             return Err(ModelError::Missing(format!("Blob '{}' is not referenced by model '{model}'", args.blob_id)));
         }

@@ -16,6 +16,8 @@ use crate::engine::trace::ConstraintFailure;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelError {
     NotFound(String),
+    /// A sandbox session's model, named by a call of no session.
+    Unauthenticated(String),
     /// Nothing at an address, or no recorded state at an instant.
     Missing(String),
     InvalidSpec(Findings),
@@ -63,6 +65,11 @@ impl ModelError {
                 "error": "Model not found",
                 "id": id,
                 "message": format!("there is no model {id:?}; list_models gives the ids there are"),
+            }),
+            ModelError::Unauthenticated(id) => json!({
+                "error": "Session required",
+                "id": id,
+                "message": format!("the model {id:?} is a sandbox session's: send that session's X-Session-Token"),
             }),
             ModelError::Missing(m) => json!({ "error": "Not found", "message": m }),
             ModelError::InvalidSpec(f) => {
@@ -172,6 +179,7 @@ impl ErrorBody for ModelError {
     fn kind(&self) -> ErrorKind {
         match self {
             ModelError::NotFound(_) | ModelError::Missing(_) => ErrorKind::NotFound,
+            ModelError::Unauthenticated(_) => ErrorKind::Unauthorized,
             ModelError::TooLarge(_) | ModelError::StateTooLarge(_) => ErrorKind::TooLarge,
             ModelError::Constraint(_) | ModelError::VersionConflict { .. } | ModelError::Duplicate(_) => {
                 ErrorKind::Conflict

@@ -13,6 +13,7 @@ pub mod models;
 pub mod patching;
 pub mod pool;
 pub mod projection;
+pub mod reach;
 pub mod reading;
 pub mod registry;
 pub mod snapshots;

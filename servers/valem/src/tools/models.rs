@@ -6,9 +6,11 @@ use serde_json::{Value, json};
 use tooltable::{Cx, tool};
 
 use super::errors::ModelError;
+use super::reach;
 use super::registry::Models;
 use super::spec_schema;
 use crate::engine::model::{Model, ModelInfo};
+use crate::namespace;
 
 /// The most ids one `list_models` answer carries.
 pub const LIST_PAGE: usize = 1_000;
@@ -27,19 +29,26 @@ pub struct ListArgs {
 
 /// The ids of every model, alphabetical. When more models exist than one answer carries
 /// (1000 ids), the answer is `{models, nextCursor}`: pass `cursor` to read on.
+// A sandbox session's call reads its namespace's ids only; a call of no session reads past
+// every session's (see `reach.rs`), so a page may hold fewer ids than it read.
 #[tool(title = "List models", read_only, idempotent, rest = "GET /models", open_world = false)]
 pub async fn list_models(cx: &Cx<Models>, args: ListArgs) -> Result<Value, ModelError> {
     let limit = args.limit.unwrap_or(LIST_PAGE).clamp(1, LIST_PAGE);
-    let (mut ids, mut more) = cx.ids(args.cursor.as_deref(), limit).await?;
+    let (mut read, mut more) = match reach::session(cx) {
+        Some(session) => cx.ids_under(&namespace::prefix(session), args.cursor.as_deref(), limit).await?,
+        None => cx.ids(args.cursor.as_deref(), limit).await?,
+    };
     let mut chars = 0;
-    if let Some(fit) = ids.iter().position(|id| {
+    if let Some(fit) = read.iter().position(|id| {
         chars += id.len() + 8;
         chars > LIST_CHARS
     }) {
-        ids.truncate(fit.max(1));
+        read.truncate(fit.max(1));
         more = true;
     }
-    Ok(match ids.last() {
+    let last = read.last().cloned();
+    let ids: Vec<String> = read.into_iter().filter(|id| reach::listed(cx, id)).collect();
+    Ok(match last {
         Some(last) if more => json!({ "models": ids, "nextCursor": last }),
         _ => json!(ids),
     })
@@ -94,6 +103,10 @@ fn create_schema() -> Value {
 
 async fn create(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, ModelError> {
     super::shallow([&args.spec])?;
+    // Refused before it is evaluated; `insert` checks the id the spec comes to have.
+    if let Some(id) = args.spec.get("id").and_then(Value::as_str) {
+        reach::reach_new(cx, id)?;
+    }
     cx.room_for(0)?;
     let models = cx.clone();
     let model = Models::evaluate(cx, move |budget| {
@@ -102,7 +115,7 @@ async fn create(cx: &Cx<Models>, args: CreateModelArgs) -> Result<ModelInfo, Mod
     })
     .await??;
     let counts = model.info("");
-    let id = cx.insert(model).await?;
+    let id = Models::insert(cx, model).await?;
     Ok(ModelInfo { id, ..counts })
 }
 
@@ -115,13 +128,13 @@ pub struct ModelId {
 /// A model's id, version and how many derivations, meta derivations, constraints and effects it has.
 #[tool(title = "Get model info", read_only, idempotent, rest = "GET /models/{id}", open_world = false)]
 pub async fn get_model_info(cx: &Cx<Models>, args: ModelId) -> Result<ModelInfo, ModelError> {
-    cx.read(&args.id, |m| Ok(m.info(&args.id))).await
+    Models::read(cx, &args.id, |m| Ok(m.info(&args.id))).await
 }
 
 /// The model's ModelSpec, exactly as it was given.
 #[tool(title = "Get spec", read_only, idempotent, rest = "GET /models/{id}/spec", open_world = false)]
 pub async fn get_spec(cx: &Cx<Models>, args: ModelId) -> Result<Value, ModelError> {
-    cx.read(&args.id, |m| Ok(m.compiled.spec.raw.clone())).await
+    Models::read(cx, &args.id, |m| Ok(m.compiled.spec.raw.clone())).await
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -133,7 +146,7 @@ pub struct Deleted {
 /// Deletes a model, its history and its audit trail.
 #[tool(title = "Delete model", destructive, idempotent, rest = "DELETE /models/{id}", open_world = false)]
 pub async fn delete_model(cx: &Cx<Models>, args: ModelId) -> Result<Deleted, ModelError> {
-    cx.remove(&args.id).await?;
+    Models::remove(cx, &args.id).await?;
     cx.tell(&args.id);
     Ok(Deleted { deleted: true })
 }

@@ -88,7 +88,7 @@ pub async fn get_field(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelE
 )]
 pub async fn get_effective_schema(cx: &Cx<Models>, args: FieldArgs) -> Result<Value, ModelError> {
     let path = addresses::parse(&args.path)?;
-    cx.read(&args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path)))).await
+    Models::read(cx, &args.id, |m| Ok(schema::effective(&m.compiled.spec.schema, &path, m.state.meta.get(&path)))).await
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -110,7 +110,7 @@ pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, M
     if !args.path.starts_with(CONSTRAINT_TARGET) {
         addresses::parse(&args.path)?;
     }
-    cx.read(&args.id, |m| {
+    Models::read(cx, &args.id, |m| {
         let matching: Vec<&Trace> = m.traces.iter().filter(|t| is_at_or_under(&t.target_path, &args.path)).collect();
         let skip = args.limit.map_or(0, |n| matching.len().saturating_sub(n));
         Ok(matching.into_iter().skip(skip).cloned().collect())
@@ -122,7 +122,7 @@ pub async fn explain(cx: &Cx<Models>, args: ExplainArgs) -> Result<Vec<Trace>, M
 /// commit order: each is a valid `at` for `get_state`.
 #[tool(title = "Get history", read_only, idempotent, rest = "GET /models/{id}/history", open_world = false)]
 pub async fn get_history(cx: &Cx<Models>, args: super::models::ModelId) -> Result<Vec<String>, ModelError> {
-    cx.read(&args.id, |m| Ok(m.history.iter().map(|h| h.timestamp.clone()).collect())).await
+    Models::read(cx, &args.id, |m| Ok(m.history.iter().map(|h| h.timestamp.clone()).collect())).await
 }
 
 /// Whether `target` is `path` or an address under it (`$.total` is not under `$.tot`).

@@ -15,6 +15,7 @@ use tooltable::Cx;
 
 use super::errors::ModelError;
 use super::pool::Pool;
+use super::reach::{reach, reach_new};
 use crate::audit::{AuditStore, MemoryAuditStore, Trail, Verification};
 use crate::blobs::{Blob, BlobStore};
 use crate::engine::budget::Budget;
@@ -185,8 +186,13 @@ impl Models {
     }
 
     /// Runs `read` on the model `id` here, for reads that evaluate nothing.
-    pub async fn read<T>(&self, id: &str, read: impl FnOnce(&Model) -> Result<T, ModelError>) -> Result<T, ModelError> {
-        let model = self.find(id).await?;
+    pub async fn read<T>(
+        cx: &Cx<Models>,
+        id: &str,
+        read: impl FnOnce(&Model) -> Result<T, ModelError>,
+    ) -> Result<T, ModelError> {
+        reach(cx, id)?;
+        let model = cx.find(id).await?;
         let model = model.read().await;
         read(&model)
     }
@@ -198,6 +204,7 @@ impl Models {
         id: &str,
         read: impl FnOnce(&Model, &Budget) -> Result<T, ModelError> + Send + 'static,
     ) -> Result<T, ModelError> {
+        reach(cx, id)?;
         let model = cx.find(id).await?.read_owned().await;
         if !model.has_lazy() {
             return read(&model, &cx.budget);
@@ -214,6 +221,7 @@ impl Models {
         id: &str,
         change: impl ChangeFn<T>,
     ) -> Result<T, ModelError> {
+        reach(cx, id)?;
         let shared = cx.find(id).await?;
         let mut model = Arc::clone(&shared).write_owned().await;
         let models = cx.clone();
@@ -255,7 +263,12 @@ impl Models {
 
     /// Registers a model under its spec's id, or under `id-2`, `id-3`, ... when that is taken;
     /// with a store, stored before this returns, and a taken id is refused.
-    pub async fn insert(&self, model: Model) -> Result<String, ModelError> {
+    pub async fn insert(cx: &Cx<Models>, model: Model) -> Result<String, ModelError> {
+        reach_new(cx, model.id())?;
+        cx.insert_reached(model).await
+    }
+
+    async fn insert_reached(&self, model: Model) -> Result<String, ModelError> {
         if let Some(store) = &self.store {
             return self.insert_stored(store, model).await;
         }
@@ -269,7 +282,12 @@ impl Models {
 
     /// Removes the model `id` and its trail; work already running on it finishes on a model no
     /// one can reach.
-    pub async fn remove(&self, id: &str) -> Result<(), ModelError> {
+    pub async fn remove(cx: &Cx<Models>, id: &str) -> Result<(), ModelError> {
+        reach(cx, id)?;
+        cx.remove_reached(id).await
+    }
+
+    async fn remove_reached(&self, id: &str) -> Result<(), ModelError> {
         if let Some(store) = &self.store {
             let (store, owned) = (Arc::clone(store), id.to_owned());
             if !super::durable::blocking(move || store.delete(&owned)).await?? {
@@ -289,27 +307,27 @@ impl Models {
     /// Up to `limit` records of the audit trail of the model `id` that `keep` accepts, newest
     /// first.
     pub async fn audit_newest(
-        &self,
+        cx: &Cx<Models>,
         id: &str,
         limit: usize,
         keep: impl Fn(&Value) -> bool + Send + 'static,
     ) -> Result<Vec<Value>, ModelError> {
-        self.read(id, |_| Ok(())).await?;
-        if let Some(store) = &self.store {
+        Models::read(cx, id, |_| Ok(())).await?;
+        if let Some(store) = &cx.store {
             let (store, id) = (Arc::clone(store), id.to_owned());
             return super::durable::blocking(move || super::durable::newest(store.as_ref(), &id, limit, keep)).await?;
         }
-        Ok(self.memory_trail(id)?.records.into_iter().rev().filter(|r| keep(r)).take(limit).collect())
+        Ok(cx.memory_trail(id)?.records.into_iter().rev().filter(|r| keep(r)).take(limit).collect())
     }
 
     /// `verify_audit` of the model `id`: its whole trail walked in order.
-    pub async fn verify_audit(&self, id: &str) -> Result<Verification, ModelError> {
-        self.read(id, |_| Ok(())).await?;
-        if let Some(store) = &self.store {
+    pub async fn verify_audit(cx: &Cx<Models>, id: &str) -> Result<Verification, ModelError> {
+        Models::read(cx, id, |_| Ok(())).await?;
+        if let Some(store) = &cx.store {
             let (store, id) = (Arc::clone(store), id.to_owned());
             return super::durable::blocking(move || super::durable::verify(store.as_ref(), &id)).await?;
         }
-        Ok(self.memory_trail(id)?.verify())
+        Ok(cx.memory_trail(id)?.verify())
     }
 
     fn memory_trail(&self, id: &str) -> Result<Trail, ModelError> {

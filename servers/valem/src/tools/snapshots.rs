@@ -14,7 +14,7 @@ use crate::engine::snapshot::Snapshot;
 /// it back to `restore` unchanged.
 #[tool(title = "Snapshot", read_only, idempotent, rest = "POST /models/{id}/snapshot", open_world = false)]
 pub async fn snapshot(cx: &Cx<Models>, args: ModelId) -> Result<Snapshot, ModelError> {
-    cx.read(&args.id, |m| Ok(m.snapshot(&args.id))).await
+    Models::read(cx, &args.id, |m| Ok(m.snapshot(&args.id))).await
 }
 
 #[derive(Deserialize, JsonSchema)]

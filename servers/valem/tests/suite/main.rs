@@ -26,6 +26,7 @@ mod postgres_instances;
 mod postgres_serve;
 mod postgres_server;
 mod resources;
+mod sandbox_serve;
 mod snapshots;
 mod spec_fuzz;
 mod sqlite;

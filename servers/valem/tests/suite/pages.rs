@@ -135,7 +135,10 @@ fn the_developer_pairs_edits_and_sees_the_agents_changes_live() {
     browser.until("the total shown", &reads(&part("total", ".stat-value"), "25"));
     assert_eq!(browser.text("#title"), "Order");
     browser.until("the quantity shown", &holds("$.quantity", "2"));
-    browser.until("the option shown", "return document.querySelector('[name=\"$.shipping\"]').selectedOptions[0].textContent === 'Standard'");
+    browser.until(
+        "the option shown",
+        "return document.querySelector('[name=\"$.shipping\"]').selectedOptions[0].textContent === 'Standard'",
+    );
     assert_eq!(browser.text(&part("speed", ".badge")), "Standard");
     assert_eq!(browser.eval("return document.querySelector('[data-component-id=\"large\"]').hidden"), true);
 
@@ -162,9 +165,15 @@ fn the_developer_pairs_edits_and_sees_the_agents_changes_live() {
     // A flagged constraint is listed; a value the schema refuses stays typed, its error beside
     // it, and the model keeps its state.
     browser.type_into("[name=\"$.quantity\"]", "120");
-    browser.until("the flagged constraint", &reads(&part("checks", "li[data-constraint-id=\"bulk\"]"), "At most 100 per order"));
+    browser.until(
+        "the flagged constraint",
+        &reads(&part("checks", "li[data-constraint-id=\"bulk\"]"), "At most 100 per order"),
+    );
     browser.type_into("[name=\"$.discount\"]", "80");
-    browser.until("the refusal beside its field", &format!("return {}.length > 0", text_of(&part("discount", ".field-error"))));
+    browser.until(
+        "the refusal beside its field",
+        &format!("return {}.length > 0", text_of(&part("discount", ".field-error"))),
+    );
     browser.until("the typed value kept", &holds("$.discount", "80"));
     let read = ok(&mut peer, 7, "get_state", json!({ "id": "order" }));
     assert_eq!((read["discount"].clone(), read["quantity"].clone()), (json!(0), json!(120)), "{read}");

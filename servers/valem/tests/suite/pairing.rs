@@ -117,7 +117,7 @@ fn the_developer_approves_and_the_agent_is_paired_with_progress_and_one_elicitat
     let message = progress["params"]["message"].as_str().unwrap();
     assert!(message.starts_with("Waiting for browser approval (") && message.ends_with("/30s)"), "{message}");
 
-    let (status, approved) = host.developer().approve(&host, &code);
+    let (status, approved) = host.developer().approve(&code);
     assert_eq!(status, 200, "{approved}");
     let paired = peer.response(1)["result"].clone();
     let namespace = approved["namespaceId"].clone();
@@ -147,7 +147,7 @@ fn no_elicitation_without_the_url_mode_and_a_second_call_resumes_the_pairing() {
     let second = peer.call(2, "pair_browser", json!({}));
     assert_eq!(structured(&second)["userCode"], code, "the same pairing");
     assert_eq!(host.mints(), 1, "no new mint");
-    host.developer().approve(&host, code);
+    host.developer().approve(code);
     let third = peer.call(3, "pair_browser", json!({}));
     assert_eq!(structured(&third)["status"], "paired");
 }
@@ -157,7 +157,7 @@ fn a_denied_or_expired_pairing_fails_and_the_next_call_mints_afresh() {
     let host = Host::start(SandboxLimits { pairing_interval_secs: 1, ..SandboxLimits::DEFAULT });
     let mut peer = agent(&host, 1, json!({}));
     let code = structured(&peer.call(1, "pair_browser", json!({})))["userCode"].as_str().unwrap().to_owned();
-    assert_eq!(host.developer().deny(&host, &code).0, 200);
+    assert_eq!(host.developer().deny(&code).0, 200);
     let denied = peer.call(2, "pair_browser", json!({}));
     assert_eq!(error_text(&denied), "Pairing failed (access_denied) — call pair_browser again for a fresh link.");
     let fresh = peer.call(3, "pair_browser", json!({}));
@@ -220,7 +220,7 @@ fn under_the_stateless_revision_the_link_comes_in_an_input_required_round() {
     );
     let url = question["params"]["url"].as_str().unwrap();
     let code = url.split("#c=").nth(1).unwrap().to_owned();
-    host.developer().approve(&host, &code);
+    host.developer().approve(&code);
     let retry = json!({
         "name": "pair_browser", "arguments": {}, "_meta": meta,
         "inputResponses": { key.clone(): { "action": "accept" } },

@@ -1,25 +1,19 @@
-//! The sandbox's routes served over HTTP by the test process, on a loopback port, on a clock the
-//! test may move forward, in front of the same server's MCP and REST service; and a developer who approves or denies from the verification page as
-//! its script does (the page's CSRF cookie and token sent back).
+//! The sandbox served over HTTP by the test process, as `valem serve --sandbox` serves it (its
+//! routes nested at `/sandbox`, the session gate in front of the MCP and REST service of the same
+//! server), on a loopback port and on a clock the test may move forward; and a developer who
+//! approves or denies from the verification page as its script does (the page's CSRF cookie and
+//! token sent back).
 
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Full};
-use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
 use tooltable_transports::forward::{self, Options};
-use tooltable_transports::http::Http;
-use valem::sandbox::{Sandbox, SandboxLimits};
+use tooltable_transports::http::{Http, NestedHandler, NestedRequest};
+use valem::sandbox::{Response, Sandbox, SandboxLimits};
 
 pub struct Host {
     /// `http://127.0.0.1:PORT`.
@@ -30,42 +24,40 @@ pub struct Host {
 }
 
 impl Host {
-    /// The sandbox, and every other path served by the MCP and REST service of the same
-    /// server (for the agent's model calls and its follower of updates).
     pub fn start(limits: SandboxLimits) -> Host {
+        Host::serve(limits, false)
+    }
+
+    /// A host whose developer approves each pairing once its agent has polled it and been told
+    /// to wait (so that the agent sees it pending first, then paired).
+    pub fn approving(limits: SandboxLimits) -> Host {
+        Host::serve(limits, true)
+    }
+
+    fn serve(limits: SandboxLimits, approving: bool) -> Host {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let ahead = Arc::new(Mutex::new(Duration::ZERO));
         let clock = Arc::clone(&ahead);
         let server = valem::server().unwrap();
         let sandbox =
             Sandbox::with_clock(server.clone(), limits, Arc::new(move || Instant::now() + *clock.lock().unwrap()));
-        let service = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-        let service_url = format!("http://{}", service.local_addr().unwrap());
-        runtime.spawn(Http::new(server).serve(service, std::future::pending()));
         let mints = Arc::new(AtomicUsize::new(0));
+        let watched = Watched {
+            handler: sandbox.handler(),
+            sandbox: Arc::clone(&sandbox),
+            mints: Arc::clone(&mints),
+            minted: Mutex::default(),
+            approving,
+        };
+        let watched = Arc::new(watched);
+        let handler: NestedHandler = Arc::new(move |request| {
+            let watched = Arc::clone(&watched);
+            Box::pin(async move { watched.answer(request).await })
+        });
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let relay = Relay { client: Client::builder(TokioExecutor::new()).build_http(), to: service_url };
-        let (served, counted, relay) = (Arc::clone(&sandbox), Arc::clone(&mints), Arc::new(relay));
-        runtime.spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let (sandbox, mints, relay) = (Arc::clone(&served), Arc::clone(&counted), Arc::clone(&relay));
-                let service = service_fn(move |request: hyper::Request<Incoming>| {
-                    let (sandbox, mints, relay) = (Arc::clone(&sandbox), Arc::clone(&mints), Arc::clone(&relay));
-                    async move {
-                        if request.method() == hyper::Method::POST && request.uri().path() == "/sandbox/pair" {
-                            mints.fetch_add(1, Ordering::SeqCst);
-                        }
-                        let response = match Sandbox::owns(request.uri().path()) {
-                            true => sandbox.handle(request).await.map(|body| body.map_err(|never| match never {}).boxed()),
-                            false => relay.send(request).await,
-                        };
-                        Ok::<_, Infallible>(response)
-                    }
-                });
-                tokio::spawn(http1::Builder::new().serve_connection(TokioIo::new(stream), service));
-            }
-        });
+        let http = Http::new(server).nest(valem::sandbox::PATH, handler).gate(sandbox.gate());
+        runtime.spawn(http.serve(listener, std::future::pending()));
         Host { url, mints, ahead, runtime }
     }
 
@@ -80,54 +72,97 @@ impl Host {
     }
 
     pub fn developer(&self) -> Developer {
-        Developer { client: forward::Client::new(&self.url, &Options::default()).unwrap(), cookies: Vec::new() }
+        Developer::at(&self.url, self.runtime.handle())
     }
 }
 
-type Body = BoxBody<Bytes, Box<dyn std::error::Error + Send + Sync>>;
-
-/// Passes a request on to the MCP and REST service, as the sandbox's host does with what is
-/// not the sandbox's.
-struct Relay {
-    client: Client<HttpConnector, Incoming>,
-    to: String,
+/// The sandbox's routes, counting the mints, and approving when the host does.
+struct Watched {
+    handler: NestedHandler,
+    sandbox: Arc<Sandbox>,
+    mints: Arc<AtomicUsize>,
+    /// The user codes of the pairings minted and not yet approved.
+    minted: Mutex<Vec<String>>,
+    approving: bool,
 }
 
-impl Relay {
-    async fn send(&self, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
-        let (mut head, body) = request.into_parts();
-        let path = head.uri.path_and_query().map_or("/", |p| p.as_str());
-        head.uri = format!("{}{path}", self.to).parse().unwrap();
-        match self.client.request(hyper::Request::from_parts(head, body)).await {
-            Ok(response) => response.map(|body| body.map_err(Into::into).boxed()),
-            Err(e) => {
-                let mut response = hyper::Response::new(Full::new(Bytes::from(e.to_string())).map_err(Into::into).boxed());
-                *response.status_mut() = hyper::StatusCode::BAD_GATEWAY;
+impl Watched {
+    async fn answer(&self, request: NestedRequest) -> Response {
+        let path = (request.method().clone(), request.uri().path().to_owned());
+        let response = (self.handler)(request).await;
+        match (path.0.as_str(), path.1.as_str()) {
+            ("POST", "/sandbox/pair") => {
+                self.mints.fetch_add(1, Ordering::SeqCst);
+                let (head, body) = response.into_parts();
+                let body = body.collect().await.unwrap().to_bytes();
+                if let Some(code) =
+                    serde_json::from_slice::<Value>(&body).ok().and_then(|m| m["userCode"].as_str().map(str::to_owned))
+                {
+                    self.minted.lock().unwrap().push(code);
+                }
+                http::Response::from_parts(head, Full::new(body).boxed())
+            }
+            ("POST", "/sandbox/pair/token") if self.approving && response.status() == http::StatusCode::CONFLICT => {
+                let codes = std::mem::take(&mut *self.minted.lock().unwrap());
+                for code in codes {
+                    let approved = approve(&self.sandbox, &code).await;
+                    assert_eq!(approved.status(), http::StatusCode::OK, "the developer approves {code}");
+                }
                 response
             }
+            _ => response,
         }
     }
+}
+
+/// Approves the pairing of `user_code` in process, as the verification page's script does.
+async fn approve(sandbox: &Arc<Sandbox>, user_code: &str) -> Response {
+    const HOST: &str = "127.0.0.1";
+    let request = |method: &str, path: &str| http::Request::builder().method(method).uri(path).header("host", HOST);
+    let page = sandbox.handle(request("GET", "/sandbox/verify").body(Full::new(Bytes::new())).unwrap()).await;
+    let csrf = page
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|cookie| cookie.split(';').next()?.strip_prefix("valem_csrf=").map(str::to_owned));
+    let csrf = csrf.expect("the page sets its token");
+    let body = Bytes::from(json!({ "userCode": user_code }).to_string());
+    let approve = request("POST", "/sandbox/approve")
+        .header("cookie", format!("valem_csrf={csrf}"))
+        .header("x-csrf-token", &csrf)
+        .body(Full::new(body))
+        .unwrap();
+    sandbox.handle(approve).await
 }
 
 /// A browser on the verification page.
 pub struct Developer {
     client: forward::Client,
     cookies: Vec<(String, String)>,
+    runtime: tokio::runtime::Handle,
 }
 
 impl Developer {
+    /// A browser of the sandbox at `url` (`http://127.0.0.1:PORT`), its requests run on `runtime`.
+    pub fn at(url: &str, runtime: &tokio::runtime::Handle) -> Developer {
+        let client = forward::Client::new(url, &Options::default()).unwrap();
+        Developer { client, cookies: Vec::new(), runtime: runtime.clone() }
+    }
+
     /// Opens the verification page and clicks Approve with `user_code`: the answer's status and
     /// body.
-    pub fn approve(&mut self, host: &Host, user_code: &str) -> (u16, Value) {
-        self.decide(host, "approve", user_code)
+    pub fn approve(&mut self, user_code: &str) -> (u16, Value) {
+        self.decide("approve", user_code)
     }
 
-    pub fn deny(&mut self, host: &Host, user_code: &str) -> (u16, Value) {
-        self.decide(host, "deny", user_code)
+    pub fn deny(&mut self, user_code: &str) -> (u16, Value) {
+        self.decide("deny", user_code)
     }
 
-    fn decide(&mut self, host: &Host, action: &str, user_code: &str) -> (u16, Value) {
-        host.runtime.block_on(async {
+    fn decide(&mut self, action: &str, user_code: &str) -> (u16, Value) {
+        let runtime = self.runtime.clone();
+        runtime.block_on(async {
             let page = self.send(hyper::Method::GET, "/sandbox/verify", None).await;
             assert_eq!(page.status, 200);
             let token = self.cookie("valem_csrf").expect("the page's token");

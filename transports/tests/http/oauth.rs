@@ -246,6 +246,10 @@ async fn each_bad_token_is_refused_with_its_challenge() {
         assert_eq!(reply.header("www-authenticate"), Some(format!("Bearer {metadata}").as_str()));
     }
     let token = token(KEY_A, "a", &good);
+    let bearer = format!("Bearer {token}");
+    let twice = [("authorization", bearer.as_str()), ("authorization", bearer.as_str())];
+    let reply = send(addr, "GET", "/whoami", &twice, "").await;
+    assert_eq!(reply.status, 400, "two Authorization headers are not chosen between: {:?}", reply.body);
     for reply in both(addr, &format!("/whoami?access_token={token}"), None).await {
         assert_eq!(reply.status, 400, "a token in the query string is refused: {:?}", reply.body);
         let challenge = reply.header("www-authenticate").unwrap_or_default();

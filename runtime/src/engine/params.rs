@@ -101,7 +101,7 @@ pub(crate) fn read_value<T: DeserializeOwned + Default>(value: &Value) -> T {
 }
 
 /// The `_meta` every request may carry, as far as every method reads it.
-#[derive(Debug, Default, serde::Deserialize)]
+#[derive(Debug, Default, PartialEq, serde::Deserialize)]
 #[serde(default)]
 pub(crate) struct RequestMeta {
     #[serde(rename = "progressToken")]

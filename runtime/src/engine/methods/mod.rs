@@ -9,6 +9,7 @@ mod paginate;
 pub(crate) mod prompts;
 pub(crate) mod resources;
 pub(crate) mod tasks;
+pub(crate) mod tool_call;
 pub(crate) mod tool_result;
 pub(crate) mod tools;
 

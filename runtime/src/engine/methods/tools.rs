@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::Request;
 use super::notifications::TOOLS_LIST_CHANGED;
 use super::paginate;
+use super::tool_call::CallParams;
 use super::tool_result::{self, ToolResult};
 use crate::api::context::Cx;
 use crate::api::descriptor::TaskSupport;
@@ -16,22 +17,13 @@ use crate::api::error::ErrorKind;
 use crate::api::lock;
 use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::{RpcError, code};
-use crate::engine::params::{self, Field, Object};
+use crate::engine::params::{self, Field};
 use crate::engine::server::Server;
 use crate::engine::session::{CallScope, Reply, SessionCore};
 use crate::engine::stateless::listen;
 use crate::engine::table::Entry;
 use crate::engine::tasks::{self, Task};
 use crate::engine::wire::{self, Empty};
-
-/// The params of `tools/call`, less its arguments, which are taken out whole.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct CallToolParams {
-    name: Field<String>,
-    #[serde(rename = "_meta")]
-    meta: Field<Object<params::RequestMeta>>,
-}
 
 /// A tool as `tools/list` shows it to a request: its listing, less what the request's revision
 /// does not know.
@@ -78,13 +70,16 @@ pub(crate) fn list<S: Send + Sync + 'static>(mut request: Request<'_, S>) {
 }
 
 pub(crate) fn call<S: Send + Sync + 'static>(mut request: Request<'_, S>) {
-    // Taken, not read: the arguments can be large and are read only by the call.
-    let arguments = request.params.as_mut().and_then(Value::as_object_mut).and_then(|p| p.remove("arguments"));
-    let params: CallToolParams = params::read(request.params.take());
+    let params = CallParams::from_value(request.params.take());
+    call_with(request, params);
+}
+
+/// `tools/call` with its params read.
+pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, params: CallParams) {
     let Field::Given(name) = params.name else {
         return request.refuse(RpcError::invalid_params("params.name (a string) is required"));
     };
-    let progress_token = params::progress_token(params.meta);
+    let (progress_token, arguments) = (params::progress_token(params.meta), params.arguments);
     let structured = structured_output(&request);
     let server = request.session.server.clone();
     // Whether the call runs as a task is the tool's and the request's to say, not the client's

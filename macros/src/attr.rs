@@ -20,6 +20,7 @@ const KEYS: &[(&str, &str)] = &[
     ("rest", "rest = \"GET /path/{param}\""),
     ("body", "body = \"field\""),
     ("status", "status = 201"),
+    ("location", "location = \"/models/{id}\""),
     ("output", "output = Type"),
     ("output_schema", "output_schema = expr"),
     ("input_schema", "input_schema = expr"),
@@ -50,6 +51,8 @@ pub(crate) struct ToolAttr {
     pub(crate) rest: Option<Route>,
     pub(crate) body: Option<LitStr>,
     pub(crate) status: Option<u16>,
+    /// The success response's `Location`: a path the result's fields fill.
+    pub(crate) location: Option<LitStr>,
     pub(crate) output: Option<OutputSchema>,
     /// A schema built at run time, for arguments whose schema no Rust type states.
     pub(crate) input_schema: Option<Expr>,
@@ -119,7 +122,7 @@ fn entry(input: ParseStream, attr: &mut ToolAttr, seen: &mut Vec<Ident>, errors:
 
     // The value of a duplicate is still parsed, so that its own mistakes are reported too.
     match name.as_str() {
-        "name" | "title" | "rest" | "body" => {
+        "name" | "title" | "rest" | "body" | "location" => {
             let Some(lit) = value::<LitStr>(input, &key, "a string", usage, errors) else {
                 return;
             };
@@ -134,6 +137,7 @@ fn entry(input: ParseStream, attr: &mut ToolAttr, seen: &mut Vec<Ident>, errors:
                 "name" => attr.name = Some(lit),
                 "title" => attr.title = Some(lit),
                 "rest" => attr.rest = rest::parse(lit, errors),
+                "location" => attr.location = rest::parse_location(lit, errors),
                 _ if !rest::is_field_name(&lit.value()) => {
                     errors.push(Error::new(lit.span(), "`body` names an argument field: a Rust identifier"))
                 }
@@ -277,7 +281,8 @@ fn flag(input: ParseStream, key: &Ident, errors: &mut Vec<Error>) -> Option<bool
     }
 }
 
-/// The rules between keys: `body` and `status` belong to a route, and one output schema.
+/// The rules between keys: `body`, `status` and `location` belong to a route, and one output
+/// schema.
 fn check_combinations(attr: &mut ToolAttr, seen: &[Ident], errors: &mut Vec<Error>) {
     let key = |name: &str| seen.iter().find(|k| *k == name);
 
@@ -298,10 +303,12 @@ fn check_combinations(attr: &mut ToolAttr, seen: &[Ident], errors: &mut Vec<Erro
             Some(_) => {}
         }
     }
-    if let Some(status) = key("status")
-        && key("rest").is_none()
-    {
-        errors.push(Error::new(status.span(), "`status` needs a `rest` route"));
+    for needs_route in ["status", "location"] {
+        if let Some(given) = key(needs_route)
+            && key("rest").is_none()
+        {
+            errors.push(Error::new(given.span(), format!("`{needs_route}` needs a `rest` route")));
+        }
     }
     if let Some(deferred) = key("deferred_task")
         && key("task").is_none()

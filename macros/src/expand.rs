@@ -96,12 +96,14 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
             let (method, path) = (&route.method, &route.path);
             let body = option(attr.body);
             let status = attr.status.unwrap_or(200);
+            let location = option(attr.location);
             quote! {
                 ::core::option::Option::Some(::tooltable::__private::StaticRestRoute {
                     method: #method,
                     path: #path,
                     body: #body,
                     status: #status,
+                    location: #location,
                 })
             }
         }

@@ -35,6 +35,20 @@ pub(crate) fn parse(lit: LitStr, errors: &mut Vec<Error>) -> Option<Route> {
         err(format!("unknown HTTP method `{method}`: use GET, POST, PUT, PATCH or DELETE"));
     }
 
+    let params = template(path, "an argument", &mut err);
+    (errors.len() == before).then(|| Route { method: method.to_owned(), path: path.to_owned(), params, lit })
+}
+
+/// Checks `location = "/models/{id}"`: a path whose `{name}` segments the result's fields fill.
+pub(crate) fn parse_location(lit: LitStr, errors: &mut Vec<Error>) -> Option<LitStr> {
+    let before = errors.len();
+    template(&lit.value(), "a result", &mut |msg| errors.push(Error::new(lit.span(), msg)));
+    (errors.len() == before).then_some(lit)
+}
+
+/// The `{name}` parameters of a path template, each a whole segment naming `whose` field (an
+/// argument's, or a result's); every problem is given to `err`.
+fn template(path: &str, whose: &str, err: &mut dyn FnMut(String)) -> Vec<String> {
     if !path.starts_with('/') {
         err(format!("the path `{path}` must start with `/`"));
     }
@@ -46,7 +60,7 @@ pub(crate) fn parse(lit: LitStr, errors: &mut Vec<Error>) -> Option<Route> {
             err(format!("the path `{path}` has an empty segment"));
         } else if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
             if !is_field_name(name) {
-                err(format!("path parameter `{{{name}}}` must be an argument field: a Rust identifier"));
+                err(format!("path parameter `{{{name}}}` must be {whose} field: a Rust identifier"));
             } else if params.iter().any(|p| p == name) {
                 err(format!("path parameter `{{{name}}}` appears twice"));
             } else {
@@ -56,8 +70,7 @@ pub(crate) fn parse(lit: LitStr, errors: &mut Vec<Error>) -> Option<Route> {
             err(format!("`{segment}`: a path parameter must be a whole segment, like `/{{id}}/`"));
         }
     }
-
-    (errors.len() == before).then(|| Route { method: method.to_owned(), path: path.to_owned(), params, lit })
+    params
 }
 
 /// Whether `name` can be written as a field access `args.name` (keywords and `r#` excluded).

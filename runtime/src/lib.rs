@@ -90,6 +90,7 @@ pub use engine::server::{Server, ServerBuilder};
 /// | `rest = "METHOD /path/{field}"` | the REST route; each `{field}` is a field of the arguments |
 /// | `body = "field"` | the argument field that takes the whole JSON body |
 /// | `status = 201` | the REST success status (default 200) |
+/// | `location = "/path/{field}"` | the REST success response's `Location` header; each `{field}` is a field of the result, and a result without one of them answers without the header |
 /// | `output = Type` | the outputSchema from another type than the success type |
 /// | `output_schema = expr` | the outputSchema as a JSON value built at run time |
 /// | `input_schema = expr` | the inputSchema as a JSON value built at run time, for arguments no Rust type describes |

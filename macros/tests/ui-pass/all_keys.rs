@@ -31,6 +31,7 @@ pub struct Replaced {
     rest = "PUT /models/{id}",
     body = "model",
     status = 201,
+    location = "/models/{id}",
     output = Replaced,
     allow_unknown_args,
 )]
@@ -46,4 +47,5 @@ fn main() {
     assert!(meta.allow_unknown_args);
     let rest = meta.rest.unwrap();
     assert_eq!((rest.method, rest.path, rest.body, rest.status), ("PUT", "/models/{id}", Some("model"), 201));
+    assert_eq!(rest.location, Some("/models/{id}"));
 }

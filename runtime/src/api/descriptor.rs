@@ -91,6 +91,10 @@ pub struct RestRoute {
     pub body: Option<String>,
     /// The success status code.
     pub status: u16,
+    /// The success response's `Location` header (`location = "/models/{id}"`): a path template
+    /// whose `{name}`s the result's fields of that name fill, each as one segment. A result
+    /// without one of them answers without the header.
+    pub location: Option<String>,
 }
 
 impl RestRoute {
@@ -207,6 +211,7 @@ impl From<ToolMeta> for ToolDescriptor {
                 path: r.path.to_owned(),
                 body: r.body.map(str::to_owned),
                 status: r.status,
+                location: r.location.map(str::to_owned),
             }),
             allow_unknown_args: meta.allow_unknown_args,
             task_support: meta.task_support,

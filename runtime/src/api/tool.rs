@@ -68,6 +68,7 @@ pub struct StaticRestRoute {
     pub path: &'static str,
     pub body: Option<&'static str>,
     pub status: u16,
+    pub location: Option<&'static str>,
 }
 
 /// A tool of a table whose server state is `S`: what `#[tool]` makes of a function (a unit

@@ -3,11 +3,9 @@
 //! REST transport reads back), and the JSON body.
 
 use hyper::Method;
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
-/// Everything but the unreserved characters of RFC 3986.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+use crate::rest::location::push_segment;
 
 /// Which arguments of a call make its JSON request body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,12 +40,7 @@ impl RequestTemplate {
             let Some(close) = rest[open..].find('}').map(|c| open + c) else { break };
             target.push_str(&rest[..open]);
             let value = args.get(&rest[open + 1..close]).map(text).unwrap_or_default();
-            match value.as_str() {
-                // A dot segment would move the request to another path; encoded, it is a value.
-                "." => target.push_str("%2E"),
-                ".." => target.push_str("%2E%2E"),
-                _ => target.extend(utf8_percent_encode(&value, SEGMENT)),
-            }
+            push_segment(&mut target, &value);
             rest = &rest[close + 1..];
         }
         target.push_str(rest);

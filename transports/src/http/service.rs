@@ -101,6 +101,8 @@ pub(crate) struct HttpContext<S: Send + Sync + 'static> {
     pub(crate) routes: Routes,
     /// `openapi.json`, generated once; each answer shares these bytes.
     pub(crate) openapi: hyper::body::Bytes,
+    /// Where a host mounts the REST routes (see `Http::rest_prefix`): a `Location` starts there.
+    pub(crate) rest_prefix: String,
     /// Large request bodies take turns being parsed.
     pub(crate) parsing: body::ParseBudget,
     /// The server's own check of every request, if it has one.
@@ -165,6 +167,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             sessions,
             routes,
             openapi,
+            rest_prefix: rest_prefix.to_owned(),
             parsing,
             gate,
             rate_limit,

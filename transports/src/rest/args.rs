@@ -202,7 +202,13 @@ mod tests {
 
     fn routes(method: &str, path: &str, body: Option<&str>) -> Routes {
         let mut d = ToolDescriptor::new("t", "d", schema());
-        d.rest = Some(RestRoute { method: method.into(), path: path.into(), body: body.map(Into::into), status: 200 });
+        d.rest = Some(RestRoute {
+            method: method.into(),
+            path: path.into(),
+            body: body.map(Into::into),
+            status: 200,
+            location: None,
+        });
         Routes::new(&[d])
     }
 
@@ -239,11 +245,29 @@ mod tests {
     #[test]
     fn routes_match_the_most_specific_path_then_the_method() {
         let mut a = ToolDescriptor::new("by_id", "d", schema());
-        a.rest = Some(RestRoute { method: "GET".into(), path: "/models/{id}".into(), body: None, status: 200 });
+        a.rest = Some(RestRoute {
+            method: "GET".into(),
+            path: "/models/{id}".into(),
+            body: None,
+            status: 200,
+            location: None,
+        });
         let mut b = ToolDescriptor::new("count", "d", schema());
-        b.rest = Some(RestRoute { method: "GET".into(), path: "/models/count".into(), body: None, status: 200 });
+        b.rest = Some(RestRoute {
+            method: "GET".into(),
+            path: "/models/count".into(),
+            body: None,
+            status: 200,
+            location: None,
+        });
         let mut c = ToolDescriptor::new("delete", "d", schema());
-        c.rest = Some(RestRoute { method: "DELETE".into(), path: "/models/{id}".into(), body: None, status: 200 });
+        c.rest = Some(RestRoute {
+            method: "DELETE".into(),
+            path: "/models/{id}".into(),
+            body: None,
+            status: 200,
+            location: None,
+        });
         let routes = Routes::new(&[a, b, c]);
         assert!(matches!(routes.resolve("GET", "/models/count"), Resolution::Found(r, _) if r.tool == "count"));
         assert!(

@@ -2,10 +2,11 @@
 //! JSON with the status their kind maps to (the one mapping, also shown in `/openapi.json`).
 
 pub(crate) mod args;
+pub(crate) mod location;
 pub(crate) mod openapi;
 pub(crate) mod routes;
 
-use hyper::header::{ALLOW, HeaderValue};
+use hyper::header::{ALLOW, HeaderValue, LOCATION};
 use hyper::{Request, StatusCode};
 use tooltable::ErrorKind;
 use tooltable::tool::Output;
@@ -67,7 +68,15 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         }
         Err(e) => return body::error(StatusCode::BAD_REQUEST, e.message),
     };
-    bounded(status, &value, cx.options.max_response_bytes)
+    let mut response = bounded(status, &value, cx.options.max_response_bytes);
+    if response.status() == status
+        && status.is_success()
+        && let Some(template) = &route.rest.location
+        && let Some(location) = location::location(&cx.rest_prefix, template, &value)
+    {
+        response.headers_mut().insert(LOCATION, location);
+    }
+    response
 }
 
 /// The JSON response, or a 413 error body when it would exceed `limit` bytes.

@@ -98,7 +98,7 @@ pub(crate) fn document(info: &ServerInfo, description: Option<&str>, tools: &[To
             );
         }
         let mut responses = Map::new();
-        let success = match &tool.output_schema {
+        let mut success = match &tool.output_schema {
             Some(schema) => {
                 json!({ "description": "The operation's result.", "content": { "application/json": { "schema": components.hoist(schema) } } })
             }
@@ -106,6 +106,10 @@ pub(crate) fn document(info: &ServerInfo, description: Option<&str>, tools: &[To
                 json!({ "description": "The operation's result (any JSON).", "content": { "application/json": { "schema": {} } } })
             }
         };
+        if let Some(location) = &rest.location {
+            let description = format!("Where the result is: `{location}`, filled from the result's fields.");
+            success["headers"] = json!({ "Location": { "description": description, "schema": { "type": "string" } } });
+        }
         responses.insert(rest.status.to_string(), success);
         let failure = error_body(&mut components, tool, tools);
         // Kinds that share a status share its response, their descriptions joined.
@@ -264,7 +268,8 @@ mod tests {
             "not": { "required": ["a", "b"] },
         });
         let mut tool = ToolDescriptor::new(name, "d", schema);
-        tool.rest = Some(RestRoute { method: "POST".into(), path: path.into(), body: None, status: 200 });
+        tool.rest =
+            Some(RestRoute { method: "POST".into(), path: path.into(), body: None, status: 200, location: None });
         tool
     }
 

@@ -64,8 +64,10 @@ async fn a_declared_status_and_a_json_body() {
     assert_eq!(r.status, 201);
     assert_eq!(r.header("content-length"), Some("15"), "a whole body is sent with its length, not chunked");
     assert_eq!(r.json(), json!({ "created": "x" }));
+    let r = send(s.addr, "POST", "/things", &[], r#"{"name":"a b/c"}"#).await;
+    assert_eq!(r.header("location"), Some("/things/a%20b%2Fc"), "the declared Location, filled from the result");
     let r = send(s.addr, "POST", "/things", &[], r#"[1]"#).await;
-    assert_eq!(r.status, 400);
+    assert_eq!((r.status, r.header("location")), (400, None));
 }
 
 #[tokio::test]

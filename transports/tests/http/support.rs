@@ -95,7 +95,7 @@ pub struct CreateArgs {
 }
 
 /// Creates a thing.
-#[tool(rest = "POST /things", status = 201)]
+#[tool(rest = "POST /things", status = 201, location = "/things/{created}")]
 pub async fn create_thing(args: CreateArgs) -> Result<Value, Error> {
     Ok(json!({ "created": args.name }))
 }

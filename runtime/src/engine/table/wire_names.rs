@@ -85,6 +85,7 @@ mod tests {
             path: path.into(),
             body: body.map(str::to_owned),
             status: 200,
+            location: None,
         });
         d
     }

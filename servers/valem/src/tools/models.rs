@@ -68,6 +68,7 @@ pub struct CreateModelArgs {
     rest = "POST /models",
     body = "spec",
     status = 201,
+    location = "/models/{id}",
     input_schema = create_schema(),
     open_world = false,
     destructive = false
@@ -89,6 +90,7 @@ pub async fn create_model(cx: &Cx<Models>, args: CreateModelArgs) -> Result<Mode
     rest = "POST /models",
     body = "spec",
     status = 201,
+    location = "/models/{id}",
     input_schema = create_schema(),
     open_world = false,
     destructive = false

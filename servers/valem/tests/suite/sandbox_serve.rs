@@ -139,8 +139,10 @@ fn a_sessions_models_are_reached_with_its_token_only_over_rest_and_mcp() {
     let ((token, namespace), (other, _)) = (agent.pair(), agent.pair());
     let order = format!("{namespace}__order");
     let spec = json!({ "id": order, "schema": { "type": "object", "properties": { "qty": { "type": "integer" } } } });
-    let (status, created) = agent.rest(Method::POST, "/models", Some(&spec), Some(&token));
-    assert_eq!(status, 201, "{created}");
+    let headers = [(HeaderName::from_static("x-session-token"), HeaderValue::from_str(&token).unwrap())];
+    let created = runtime.block_on(agent.client.send_with(&Method::POST, "/models", Some(&spec), &headers)).unwrap();
+    let location = created.headers.get("location").and_then(|v| v.to_str().ok());
+    assert_eq!((created.status, location), (201, Some(&*format!("/models/{order}"))), "a created model's address");
     agent.rest(Method::POST, "/models", Some(&json!({ "id": "shared", "schema": {} })), None);
 
     let state = format!("/models/{order}/state");

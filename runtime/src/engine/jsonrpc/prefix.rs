@@ -4,9 +4,9 @@
 
 use std::fmt;
 
+use super::RequestId;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
-use super::RequestId;
 
 /// The top-level `id` of the JSON object `head` starts, when it comes before the cut: a
 /// transport that skips an over-long message reads its start, so that the error it answers names
@@ -63,7 +63,11 @@ mod tests {
         let head = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"xxxxxxx"#;
         assert_eq!(request_id_of_prefix(head), Some(RequestId::Number(7)));
         assert_eq!(request_id_of_prefix(br#"{"id":"a\"b","params":{"#), Some(RequestId::String("a\"b".into())));
-        assert_eq!(request_id_of_prefix(br#"{"params":{"id":1,"x":"xxxx"#), None, "an id inside params is not the request's");
+        assert_eq!(
+            request_id_of_prefix(br#"{"params":{"id":1,"x":"xxxx"#),
+            None,
+            "an id inside params is not the request's"
+        );
         assert_eq!(
             request_id_of_prefix(br#"{"jsonrpc":"2.0","method":"x","params":{"a":1},"id":3}"#),
             Some(RequestId::Number(3))

@@ -89,7 +89,9 @@ pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, param
         RequestEra::Handshake => false,
     };
     let stateless = request.era.is_stateless();
-    match server.tool(&name).map(|tool| tool.descriptor.task_support) {
+    // Looked up once: the call starts in place, so it runs the tool this finds.
+    let tool = server.tool(&name);
+    match tool.as_ref().map(|tool| tool.descriptor.task_support) {
         Ok(TaskSupport::Required) if stateless && !declared => {
             return request.refuse(tasks::not_declared(&format!("the tool `{name}`")));
         }
@@ -102,7 +104,7 @@ pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, param
         // Kept only where it is read: a 2025 call, the hot path, clones no scope.
         let probe = stateless.then(|| Arc::clone(scope));
         async move {
-            let tool = server.tool(&name)?;
+            let tool = tool?;
             call_tool(&server, &tool, cx, probe, arguments, structured).await.map(Reply::Complete)
         }
     });

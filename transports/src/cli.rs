@@ -1,6 +1,6 @@
 //! The command line every server gets: `mcp` (stdio), `serve` (HTTP), `call TOOL 'JSON'`, `tools`,
 //! `openapi`. Diagnostics go to stderr, filtered by `RUST_LOG`: by default warnings, and the
-//! call log ([`CallLog`](tooltable::layer::CallLog)), one line per call, which the command line
+//! call log ([`CallLog`]), one line per call, which the command line
 //! adds to the server, outermost, whenever the filter lets its lines through.
 
 use std::process::ExitCode;

@@ -48,7 +48,7 @@ async fn main() -> ExitCode {
         .nest_service("/api", mcp.rest())
         // The session caps count per client: tell the service who the client is.
         .layer(axum::middleware::map_request(client_addr));
-    eprint!("listening on http://{addr}/mcp (REST http://{addr}/api/, OpenAPI http://{addr}/api/openapi.json)\n");
+    eprintln!("listening on http://{addr}/mcp (REST http://{addr}/api/, OpenAPI http://{addr}/api/openapi.json)");
     let shutdown = {
         let mcp = mcp.clone();
         async move {

@@ -19,7 +19,8 @@ use super::event_channel::EventReceiver;
 /// The body of every response the transport sends: whole bytes, an event stream, or what a
 /// [nested](super::Http::nest) handler answered.
 #[derive(Debug)]
-pub struct ResponseBody(Kind);
+// Boxed: a response stays small enough to be the error of a `Result` (a gate's refusal).
+pub struct ResponseBody(Box<Kind>);
 
 #[derive(Debug)]
 enum Kind {
@@ -38,7 +39,7 @@ enum Kind {
 impl ResponseBody {
     /// A nested handler's body.
     pub(crate) fn nested(body: http_body_util::combinators::BoxBody<Bytes, Infallible>) -> Self {
-        ResponseBody(Kind::Nested(body))
+        ResponseBody(Box::new(Kind::Nested(body)))
     }
 }
 
@@ -61,7 +62,7 @@ impl Body for ResponseBody {
     type Error = Infallible;
 
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match &mut self.get_mut().0 {
+        match &mut *self.get_mut().0 {
             Kind::Full(full) => Pin::new(full).poll_frame(cx),
             Kind::Stream { events, keepalive, .. } => match events.poll_recv(cx) {
                 Poll::Ready(chunk) => {
@@ -75,7 +76,7 @@ impl Body for ResponseBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        match &self.0 {
+        match &*self.0 {
             Kind::Full(full) => full.is_end_stream(),
             Kind::Stream { .. } => false,
             Kind::Nested(body) => body.is_end_stream(),
@@ -84,7 +85,7 @@ impl Body for ResponseBody {
 
     /// An exact size for whole bodies, so hyper writes `content-length` rather than chunks.
     fn size_hint(&self) -> hyper::body::SizeHint {
-        match &self.0 {
+        match &*self.0 {
             Kind::Full(full) => full.size_hint(),
             Kind::Stream { .. } => hyper::body::SizeHint::default(),
             Kind::Nested(body) => body.size_hint(),
@@ -106,7 +107,7 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A response with a whole body.
 pub(crate) fn bytes(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
-    let mut response = Response::new(ResponseBody(Kind::Full(Full::new(body.into()))));
+    let mut response = Response::new(ResponseBody(Box::new(Kind::Full(Full::new(body.into())))));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
@@ -129,7 +130,7 @@ pub fn error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
 
 /// A response with no body.
 pub(crate) fn empty(status: StatusCode) -> HttpResponse {
-    let mut response = Response::new(ResponseBody(Kind::Full(Full::new(Bytes::new()))));
+    let mut response = Response::new(ResponseBody(Box::new(Kind::Full(Full::new(Bytes::new())))));
     *response.status_mut() = status;
     response
 }
@@ -149,7 +150,7 @@ pub(crate) fn owned_event_stream(
     let period = keepalive.max(Duration::from_millis(1));
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut response = Response::new(ResponseBody(Kind::Stream { events, keepalive, owner }));
+    let mut response = Response::new(ResponseBody(Box::new(Kind::Stream { events, keepalive, owner })));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));

@@ -54,7 +54,9 @@
 //! # Compatibility
 //!
 //! Rust 1.95 or newer. No OS calls: it builds for Linux, macOS and Windows (the transports of
-//! `tooltable-transports` are Unix only today).
+//! `tooltable-transports` build for Linux and macOS, not yet for Windows: they use Unix calls for
+//! the standard streams, the open-file limit and signals, as the repository's README says under
+//! "Compatibility").
 
 #![deny(unreachable_pub)]
 #![warn(missing_docs, missing_debug_implementations)]

@@ -96,14 +96,30 @@ pub const OIDC_PROVIDER: External = External {
     cfg: "has_oidc_provider",
     what: "Node and oidc-provider 9.13.3",
     install: "npm install --prefix ~/.cache/tooltable/oidc-provider oidc-provider@9.13.3 (Node 20 or newer on PATH), or set TOOLTABLE_OIDC_PROVIDER to the folder it is installed in",
-    find: oidc_provider,
+    find: || node_package("TOOLTABLE_OIDC_PROVIDER", ".cache/tooltable/oidc-provider", "oidc-provider"),
     env: &["TOOLTABLE_OIDC_PROVIDER", "PATH"],
     dirs: &[],
 };
 
-fn oidc_provider() -> Option<PathBuf> {
+/// A folder holding `node_modules/<package>` (Node on `PATH`): the one the variable `env` names,
+/// else `$HOME/<default>`.
+fn node_package(env: &str, default: &str, package: &str) -> Option<PathBuf> {
     on_path(&["node"])?;
-    let default = path_list("HOME").into_iter().next().map(|home| home.join(".cache/tooltable/oidc-provider"));
-    let mut candidates = path_list("TOOLTABLE_OIDC_PROVIDER").into_iter().chain(default);
-    candidates.find(|dir| dir.is_absolute() && dir.join("node_modules/oidc-provider/package.json").is_file())
+    let default = path_list("HOME").into_iter().next().map(|home| home.join(default));
+    let mut candidates = path_list(env).into_iter().chain(default);
+    candidates.find(|dir| dir.is_absolute() && dir.join("node_modules").join(package).join("package.json").is_file())
 }
+
+/// Node and the official MCP TypeScript SDK (`@modelcontextprotocol/sdk` 1.32.2, the one most
+/// hosts embed), for the tests of its client against a server: the folder it is installed in
+/// (holding `node_modules/@modelcontextprotocol/sdk`), `TOOLTABLE_TYPESCRIPT_MCP` when set, else
+/// the folder the SDK checkers install it into (`$HOME/.cache/mcp-tools/ts1`); `node` must be on
+/// `PATH`.
+pub const TYPESCRIPT_MCP: External = External {
+    cfg: "has_typescript_mcp",
+    what: "Node and the official MCP TypeScript SDK (@modelcontextprotocol/sdk 1.32.2)",
+    install: "npm install --prefix ~/.cache/mcp-tools/ts1 @modelcontextprotocol/sdk@1.32.2 (Node 20 or newer on PATH), or set TOOLTABLE_TYPESCRIPT_MCP to the folder it is installed in",
+    find: || node_package("TOOLTABLE_TYPESCRIPT_MCP", ".cache/mcp-tools/ts1", "@modelcontextprotocol/sdk"),
+    env: &["TOOLTABLE_TYPESCRIPT_MCP", "PATH"],
+    dirs: &[],
+};

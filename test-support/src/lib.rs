@@ -33,7 +33,8 @@
 //! Cargo runs the probe again when a folder where the program could appear changes (`PATH`'s,
 //! and those the entry names) or one of its variables does, so installing it is noticed at the
 //! next `cargo test`. The entries are in this crate, one list ([`CHROMIUM`], [`OIDC_PROVIDER`],
-//! [`POSTGRES`], [`PYTHON_MCP`], [`VALEM_EXAMPLES`]); see `README.md` for adding one.
+//! [`POSTGRES`], [`PYTHON_MCP`], [`TYPESCRIPT_MCP`], [`VALEM_EXAMPLES`]); see `README.md` for
+//! adding one.
 
 #![deny(unreachable_pub)]
 #![warn(missing_docs, missing_debug_implementations)]
@@ -42,6 +43,6 @@ mod catalogue;
 mod external;
 mod probe;
 
-pub use catalogue::{CHROMIUM, OIDC_PROVIDER, POSTGRES, PYTHON_MCP, VALEM_EXAMPLES};
+pub use catalogue::{CHROMIUM, OIDC_PROVIDER, POSTGRES, PYTHON_MCP, TYPESCRIPT_MCP, VALEM_EXAMPLES};
 pub use external::{External, on_path, path_list};
 pub use probe::{REQUIRE, probe, required};

@@ -3,9 +3,12 @@
 //! tokens, and `notes serve --oauth-issuer` in front of it. A client finds the authorization
 //! server from the server's challenge and metadata, gets tokens for the server, reads with
 //! `notes:read` and writes with `notes:write`; every token the server must refuse is refused,
-//! with its status and challenge, over `/mcp` and REST alike; opaque tokens are introspected.
+//! with its status and challenge, over `/mcp` and REST alike; opaque tokens are introspected;
+//! the official SDKs' clients connect through their own OAuth discovery.
 
 mod common;
+#[path = "authorization/sdk_clients.rs"]
+mod sdk_clients;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -63,5 +63,6 @@ fn build(args: ForwardArgs) -> Result<Server<()>, Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    tooltable_transports::cli::main_with(tooltable_transports::package!(), build)
+    use tooltable_transports::cli::{Hooks, run};
+    run(tooltable_transports::package!(), |args, _| build(args), Hooks::default())
 }

@@ -15,12 +15,12 @@ use tooltable::tool::Output;
 use tooltable::transport::RequestContext;
 
 use crate::forward;
-use crate::http::{AccessPolicy, ApiKey, Http, HttpOptions, OAuth};
+use crate::http::{ApiKey, Http, HttpOptions, OAuth};
 use crate::stdio::{StdioOptions, serve_stdio};
 
 /// A server's own command-line options, flattened beside the standard commands.
 #[derive(Args, Debug, Clone, Default)]
-pub struct NoOptions {}
+struct NoOptions {}
 
 /// The server's crate, as `--version` and `--help` show it: [`package!`](crate::package) fills it
 /// in from the calling crate's `Cargo.toml`.
@@ -215,7 +215,8 @@ impl ServeArgs {
             .transpose()?;
         Ok(HttpOptions {
             listen: self.listen,
-            access: AccessPolicy { allowed_origins: self.allow_origins, allowed_hosts: self.allow_hosts },
+            allowed_origins: self.allow_origins,
+            allowed_hosts: self.allow_hosts,
             session_idle: secs(self.session_idle_secs),
             max_sessions: self.max_sessions,
             max_sessions_per_client: self.max_sessions_per_client,
@@ -292,16 +293,7 @@ where
     S: Send + Sync + 'static,
     E: Into<BuildError>,
 {
-    main_with(package, |_: NoOptions| build().map_err(Into::into))
-}
-
-/// Runs the standard CLI for a server whose options `A` are parsed first and given to `build`.
-pub fn main_with<A, S>(package: Package, build: impl FnOnce(A) -> Result<Server<S>, BuildError>) -> ExitCode
-where
-    A: Args,
-    S: Send + Sync + 'static,
-{
-    run(package, |app, _| build(app), Hooks::default())
+    run(package, |_: NoOptions, _| build().map_err(Into::into), Hooks::default())
 }
 
 /// What a server adds to the standard CLI beyond its build (see [`run`]): `start`, called with
@@ -357,7 +349,8 @@ impl<S: Send + Sync + 'static> Hooks<S> {
     }
 }
 
-/// The standard CLI with every hook, of which [`main_with`] uses none: `build` is also given
+/// The standard CLI for a server whose own options `A` are parsed first and given to `build`,
+/// with every hook (of which [`main`] uses none): `build` is also given
 /// `mcp --url`'s [`RemoteTarget`] (`None` for the other commands, and for `mcp` without a URL),
 /// so a server whose remote mode differs (more tools, other instructions, a hook on the
 /// forwarded calls) builds itself for it; and [`Hooks`] says what else the server adds.
@@ -423,8 +416,8 @@ where
         // there; the runtime's one worker runs the calls that wait.
         Command::Mcp { max_line_bytes, max_unread_output, remote: _ } => {
             let forwarded = target.map(|t| forward::mirror(&mut server, &t.url, t.options)).transpose();
-            let updates = match forwarded {
-                Ok(mirror) => mirror.map(|m| m.updates),
+            let mirror = match forwarded {
+                Ok(mirror) => mirror,
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(EXIT_USAGE);
@@ -434,8 +427,8 @@ where
                 return code;
             }
             with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
-                if let Some(updates) = updates {
-                    rt.spawn(updates.run(server.clone()));
+                if let Some(mirror) = mirror {
+                    rt.spawn(mirror.follow_updates(server.clone()));
                 }
                 let options = StdioOptions { max_line_bytes, max_unread_output, ..StdioOptions::default() };
                 match serve_stdio(&server, &options, rt.handle()) {
@@ -504,7 +497,7 @@ fn with_runtime(builder: &mut Builder, run: impl FnOnce(&tokio::runtime::Runtime
 /// The environment variable whose secret signs multi-round `requestState`s: instances of one
 /// server behind a load balancer are given the same one, so a retry may reach any of them. A
 /// variable, not a flag, so the secret never shows in the process list.
-pub const STATE_KEY_ENV: &str = "TOOLTABLE_STATE_KEY";
+const STATE_KEY_ENV: &str = "TOOLTABLE_STATE_KEY";
 
 /// What `serve --help` says of the environment: the scale-out secret, which no flag names.
 const SERVE_ENVIRONMENT: &str = "Environment:
@@ -561,7 +554,7 @@ async fn serve_http<S: Send + Sync + 'static>(
 /// What `serve` prints once it listens: `listening on MCP_URL (REST BASE_URL, OpenAPI URL)`, then
 /// `; NOTE` when the server has a startup note. The word after `listening on ` is the Streamable
 /// HTTP endpoint a host connects to.
-pub fn listening_line(addr: std::net::SocketAddr, note: Option<&str>) -> String {
+fn listening_line(addr: std::net::SocketAddr, note: Option<&str>) -> String {
     let note = note.map(|n| format!("; {n}")).unwrap_or_default();
     format!("listening on http://{addr}/mcp (REST http://{addr}/, OpenAPI http://{addr}/openapi.json){note}\n")
 }

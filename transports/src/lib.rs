@@ -8,7 +8,7 @@
 //! served as tools.
 //!
 //! A server's `main` is one call to [`cli::main`] with the function that builds the server
-//! ([`cli::main_with`] when the server has command-line options of its own):
+//! ([`cli::run`] when the server has command-line options or hooks of its own):
 //!
 //! ```no_run
 //! use tooltable::Server;

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use tooltable::Server;
+use tooltable::context::Era;
 use tooltable_transports::cli::Hooks;
-use tooltable_transports::client::{Era, Target};
+use tooltable_transports::client::Target;
 use tooltable_transports::proxy::{self, Proxy, Status};
 
 /// The gateway's own options, beside the standard commands.

@@ -2,5 +2,6 @@
 //! HTTP; `call TOOL 'JSON'` runs one tool in process.
 
 fn main() -> std::process::ExitCode {
-    tooltable_transports::cli::main_with(tooltable_transports::package!(), entities::server)
+    use tooltable_transports::cli::{Hooks, run};
+    run(tooltable_transports::package!(), |args, _| entities::server(args), Hooks::default())
 }

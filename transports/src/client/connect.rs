@@ -152,7 +152,7 @@ async fn request(peer: &Arc<Peer>, method: &str, params: Value, wait: Duration) 
                 let refusal = tooltable::transport::jsonrpc::RpcError::method_not_found("input while connecting");
                 exchange.answer(input, Err(refusal));
             }
-            Event::Progress(_) | Event::Log(_) | Event::Notification(_) => {}
+            Event::Progress { .. } | Event::Log { .. } | Event::Notification(_) => {}
         }
     }
 }

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use tooltable::transport::jsonrpc::{RequestId, RpcError};
 
 use super::peer::{ASKING, Arrival, Kind, Peer, response};
-use super::{ClientError, Log, Notification, Progress};
+use super::{ClientError, Notification};
 
 /// The most rounds of input one request may take.
 const MAX_ROUNDS: usize = 32;
@@ -50,9 +50,23 @@ impl Call {
 #[derive(Debug)]
 pub enum Event {
     /// The request's progress (`notifications/progress`).
-    Progress(Progress),
+    Progress {
+        /// How far the request has come, increasing with each report.
+        progress: f64,
+        /// Where progress ends, when the server knows.
+        total: Option<f64>,
+        /// What the server is doing, for a person.
+        message: Option<String>,
+    },
     /// A log message of the request's (`notifications/message`).
-    Log(Log),
+    Log {
+        /// `debug` to `emergency`, as the server gave it.
+        level: String,
+        /// The name of the logger, when the server gave one.
+        logger: Option<String>,
+        /// What was logged: a message or any JSON.
+        data: Value,
+    },
     /// The server needs answers to go on: give them with [`Exchange::answer`].
     Input(Input),
     /// A notification of a `subscriptions/listen`.
@@ -221,8 +235,7 @@ impl Exchange {
 
     fn arrived(&mut self, arrival: Arrival) -> Option<Event> {
         match arrival {
-            Arrival::Progress(p) => Some(Event::Progress(p)),
-            Arrival::Log(l) => Some(Event::Log(l)),
+            Arrival::Heard(event) => Some(event),
             Arrival::Notification(n) => Some(Event::Notification(n)),
             Arrival::Request { id, method, params } => {
                 self.asking();

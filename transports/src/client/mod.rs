@@ -97,8 +97,8 @@ impl std::fmt::Display for Target {
     }
 }
 
-/// The two eras of the protocol: the one type the server's calls are told of too.
-pub use tooltable::context::Era;
+// The two eras of the protocol: the one type the server's calls are told of too.
+use tooltable::context::Era;
 
 /// Answers a request of the server's that belongs to no request in flight: its method and params
 /// in, the result (or a JSON-RPC error) out.
@@ -114,7 +114,8 @@ pub(crate) type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use tooltable_transports::client::{Era, Options};
+/// use tooltable::context::Era;
+/// use tooltable_transports::client::Options;
 ///
 /// let options = Options::default()
 ///     .client_info("my-agent", "0.3.0")
@@ -254,45 +255,21 @@ pub struct Notification {
     pub params: Value,
 }
 
-/// `notifications/progress` of a request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    /// How far the request has come, increasing with each report.
-    pub progress: f64,
-    /// Where progress ends, when the server knows.
-    pub total: Option<f64>,
-    /// What the server is doing, for a person.
-    pub message: Option<String>,
+/// The [`Event::Progress`] of `notifications/progress` params; `None` without a number.
+fn progress(params: &Value) -> Option<Event> {
+    Some(Event::Progress {
+        progress: params.get("progress")?.as_f64()?,
+        total: params.get("total").and_then(Value::as_f64),
+        message: params.get("message").and_then(Value::as_str).map(str::to_owned),
+    })
 }
 
-impl Progress {
-    fn read(params: &Value) -> Option<Progress> {
-        Some(Progress {
-            progress: params.get("progress")?.as_f64()?,
-            total: params.get("total").and_then(Value::as_f64),
-            message: params.get("message").and_then(Value::as_str).map(str::to_owned),
-        })
-    }
-}
-
-/// `notifications/message` of a request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Log {
-    /// `debug` to `emergency`, as the server gave it.
-    pub level: String,
-    /// The name of the logger, when the server gave one.
-    pub logger: Option<String>,
-    /// What was logged: a message or any JSON.
-    pub data: Value,
-}
-
-impl Log {
-    fn read(params: &Value) -> Log {
-        Log {
-            level: params.get("level").and_then(Value::as_str).unwrap_or("info").to_owned(),
-            logger: params.get("logger").and_then(Value::as_str).map(str::to_owned),
-            data: params.get("data").cloned().unwrap_or(Value::Null),
-        }
+/// The [`Event::Log`] of `notifications/message` params.
+fn log(params: &Value) -> Event {
+    Event::Log {
+        level: params.get("level").and_then(Value::as_str).unwrap_or("info").to_owned(),
+        logger: params.get("logger").and_then(Value::as_str).map(str::to_owned),
+        data: params.get("data").cloned().unwrap_or(Value::Null),
     }
 }
 
@@ -402,7 +379,7 @@ impl Client {
                     }
                     exchange.answer(input, refused.map_or(Ok(answers), Err));
                 }
-                Event::Progress(_) | Event::Log(_) | Event::Notification(_) => {}
+                Event::Progress { .. } | Event::Log { .. } | Event::Notification(_) => {}
             }
         }
     }

@@ -13,7 +13,7 @@ use tokio::runtime::Handle;
 use tokio::sync::{mpsc, watch};
 use tooltable::transport::jsonrpc::{self, Incoming, RequestId, RpcError};
 
-use super::{ClientError, Era, Log, Notification, Options, Progress, http, stdio};
+use super::{ClientError, Era, Event, Notification, Options, http, stdio};
 
 /// How the messages travel.
 pub(crate) enum Link {
@@ -28,8 +28,8 @@ pub(crate) enum Arrival {
         id: RequestId,
         result: Result<Value, RpcError>,
     },
-    Progress(Progress),
-    Log(Log),
+    /// Its progress or a log message, as the caller hears it.
+    Heard(Event),
     /// A request of the server to the client, made while this request runs.
     Request {
         id: RequestId,
@@ -316,12 +316,12 @@ impl Peer {
         match method.as_str() {
             "notifications/progress" => {
                 let token = params.get("progressToken").cloned().and_then(RequestId::from_json);
-                if let (Some(token), Some(progress)) = (token, Progress::read(&params)) {
-                    send(&token, Arrival::Progress(progress));
+                if let (Some(token), Some(progress)) = (token, super::progress(&params)) {
+                    send(&token, Arrival::Heard(progress));
                 }
             }
             "notifications/message" => {
-                let log = Log::read(&params);
+                let log = super::log(&params);
                 let target = carrier.filter(|c| pending.contains_key(c)).cloned().or_else(|| {
                     let mut calls = pending.iter().filter(|(_, p)| p.kind != Kind::Listen);
                     match (calls.next(), calls.next()) {
@@ -331,7 +331,7 @@ impl Peer {
                 });
                 match target {
                     Some(id) => {
-                        send(&id, Arrival::Log(log));
+                        send(&id, Arrival::Heard(log));
                     }
                     None => {
                         drop(pending);

@@ -11,20 +11,32 @@ use tooltable::Server;
 use super::updates::Updates;
 use super::{ForwardError, Options, Remote};
 
-/// What [`mirror`] set up: the tools it forwards, and the follower of the remote's updates.
+/// What [`mirror`] set up: the tools it forwards, and the follower of the remote's updates
+/// ([`Mirror::follow_updates`]).
 #[derive(Debug)]
 pub struct Mirror {
     /// The tools now forwarded, in listing order.
     pub forwarded: Vec<String>,
-    /// The follower of the remote's resource updates, to run once the server is served.
-    pub updates: Updates,
+    updates: Updates,
+}
+
+impl Mirror {
+    /// Follows the remote's resource updates, to run once the server is served, until the
+    /// server's sessions are all gone and no subscription can come. It keeps one MCP session
+    /// with the remote's `/mcp`, subscribed there to every resource a local session subscribes
+    /// to (at most 1,000; a subscription past them is heard of only for changes made locally),
+    /// and passes each update it hears on to the local subscribers. The session is opened at the
+    /// first subscription, and again after the remote went away, backing off from 1 s to 30 s.
+    pub async fn follow_updates<S: Send + Sync + 'static>(self, server: Server<S>) {
+        self.updates.run(server).await;
+    }
 }
 
 /// Replaces the handler of every tool of `server` that has a REST route, except the
 /// server's [local tools](tooltable::server::Config::local_tools), by one that forwards the call to that
 /// route at `base_url`. Call it right after the server is built, before it is served or cloned.
-/// Subscriptions made locally are made at the remote too (see [`Updates`]), so updates of its
-/// resources, whoever caused them, reach the local subscribers.
+/// Subscriptions made locally are made at the remote too, so updates of its
+/// resources, whoever caused them, reach the local subscribers (see [`Mirror::follow_updates`]).
 ///
 /// ```
 /// use tooltable::Server;
@@ -35,7 +47,7 @@ pub struct Mirror {
 /// let mirror = mirror(&mut server, "http://127.0.0.1:8080", Options::default())?;
 /// assert!(mirror.forwarded.is_empty(), "this server has no tool with a REST route");
 /// let runtime = tokio::runtime::Runtime::new()?;
-/// runtime.spawn(mirror.updates.run(server.clone()));
+/// runtime.spawn(mirror.follow_updates(server.clone()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn mirror<S: Send + Sync + 'static>(

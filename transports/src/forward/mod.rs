@@ -64,7 +64,6 @@ pub use failure::{ForwardError, Reason, RemoteFailure};
 pub use hook::{Hook, Outgoing};
 pub use mirror::{Mirror, mirror};
 pub use openapi::Skipped;
-pub use updates::Updates;
 
 use client::Token;
 use openapi::Reading;

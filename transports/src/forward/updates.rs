@@ -30,14 +30,10 @@ const REVISION: &str = "2025-06-18";
 const FIRST_RETRY: Duration = Duration::from_secs(1);
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// The follower of a remote's resource updates that [`mirror`](super::mirror) sets up, to run on
-/// the runtime once the server is served ([`Updates::run`]). It keeps one MCP session with the
-/// remote's `/mcp`, subscribed there to every resource a local session subscribes to (at most
-/// 1,000; a subscription past them is heard of only for changes made locally), and passes each
-/// update it hears on to the local subscribers. The session is opened at the first subscription,
-/// and again after the remote went away, backing off from 1 s to 30 s.
+/// The follower of a remote's resource updates that [`mirror`](super::mirror) sets up (see
+/// [`Mirror::follow_updates`](super::Mirror::follow_updates)).
 #[derive(Debug)]
-pub struct Updates {
+pub(crate) struct Updates {
     client: Arc<Client>,
     wanted: mpsc::UnboundedReceiver<Wanted>,
     hook: Option<Arc<dyn Hook>>,
@@ -74,7 +70,7 @@ enum Ended {
 
 impl Updates {
     /// Follows the remote until the server's sessions are all gone and no subscription can come.
-    pub async fn run<S: Send + Sync + 'static>(mut self, server: Server<S>) {
+    pub(crate) async fn run<S: Send + Sync + 'static>(mut self, server: Server<S>) {
         let mut followed: BTreeSet<String> = BTreeSet::new();
         let mut waiting = Vec::new();
         let mut retry = FIRST_RETRY;

@@ -10,10 +10,17 @@ use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
 
+use super::InvalidSetting;
 use super::body::{self, HttpResponse};
 
 /// What a refused request is told; the same whether the header was missing or wrong.
 pub(super) const REFUSAL: &str = "Missing or invalid API key";
+
+/// The setting as its refusals name it.
+const SETTING: &str = "API key";
+
+/// Why a key of other characters is refused: it could not travel in a header as it was typed.
+const VISIBLE_ASCII: &str = "must be visible ASCII characters only (no spaces)";
 
 /// The path answered without a key, so a load balancer or supervisor can probe the server.
 pub(super) const HEALTH_PATH: &str = "/health";
@@ -24,34 +31,14 @@ pub struct ApiKey {
     digest: [u8; 32],
 }
 
-/// Why a key was not accepted at startup (never quoting it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InvalidKey {
-    /// An empty key would let anyone in.
-    Empty,
-    /// A key must be visible ASCII: anything else cannot travel in a header as it was typed.
-    NotVisibleAscii,
-}
-
-impl std::fmt::Display for InvalidKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            InvalidKey::Empty => "the API key is empty",
-            InvalidKey::NotVisibleAscii => "the API key must be visible ASCII characters only (no spaces)",
-        })
-    }
-}
-
-impl std::error::Error for InvalidKey {}
-
 impl ApiKey {
     /// The key `secret`, checked: not empty, visible ASCII.
-    pub fn new(secret: &str) -> Result<ApiKey, InvalidKey> {
+    pub fn new(secret: &str) -> Result<ApiKey, InvalidSetting> {
         if secret.is_empty() {
-            return Err(InvalidKey::Empty);
+            return Err(InvalidSetting::secret(SETTING, "is empty"));
         }
         if !secret.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(InvalidKey::NotVisibleAscii);
+            return Err(InvalidSetting::secret(SETTING, VISIBLE_ASCII));
         }
         Ok(ApiKey { digest: Sha256::digest(secret.as_bytes()).into() })
     }
@@ -124,11 +111,11 @@ mod tests {
 
     #[test]
     fn a_key_is_visible_ascii_and_never_printed() {
-        assert_eq!(ApiKey::new(""), Err(InvalidKey::Empty));
-        assert_eq!(ApiKey::new("two words"), Err(InvalidKey::NotVisibleAscii));
-        assert_eq!(ApiKey::new("clé"), Err(InvalidKey::NotVisibleAscii));
+        assert_eq!(ApiKey::new(""), Err(InvalidSetting::secret(SETTING, "is empty")));
+        assert_eq!(ApiKey::new("two words"), Err(InvalidSetting::secret(SETTING, VISIBLE_ASCII)));
+        assert_eq!(ApiKey::new("clé"), Err(InvalidSetting::secret(SETTING, VISIBLE_ASCII)));
         let key = ApiKey::new("s3cret-key").unwrap();
         assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
-        assert!(!InvalidKey::NotVisibleAscii.to_string().contains("s3cret"));
+        assert!(!ApiKey::new("s3cret key").unwrap_err().to_string().contains("s3cret"));
     }
 }

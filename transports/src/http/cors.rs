@@ -19,7 +19,7 @@ const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, www-authent
 const MAX_AGE_SECS: &str = "600";
 
 /// The request's origin when it may call cross-origin: one `Origin` header, named in the policy.
-pub(super) fn allowed_origin(access: &AccessPolicy, headers: &HeaderMap) -> Option<HeaderValue> {
+pub(super) fn allowed_origin(access: AccessPolicy<'_>, headers: &HeaderMap) -> Option<HeaderValue> {
     let mut origins = headers.get_all(header::ORIGIN).iter();
     let origin = origins.next()?;
     if origins.next().is_some() {

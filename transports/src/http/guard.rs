@@ -4,19 +4,17 @@
 use hyper::HeaderMap;
 use hyper::header::{HOST, ORIGIN};
 
-/// Which origins and hosts may reach the server.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AccessPolicy {
-    /// Origins allowed besides localhost ones (`https://app.example.com`); `*` allows any. These,
-    /// and only these, may also call from a browser cross-origin (CORS).
-    pub allowed_origins: Vec<String>,
-    /// Host names allowed besides localhost ones; `*` allows any.
-    pub allowed_hosts: Vec<String>,
+/// Which origins and hosts may reach the server: the lists of [`HttpOptions`](super::HttpOptions),
+/// each besides the localhost ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AccessPolicy<'a> {
+    pub(crate) allowed_origins: &'a [String],
+    pub(crate) allowed_hosts: &'a [String],
 }
 
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     Origin(String),
     Host(String),
 }
@@ -30,14 +28,14 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-impl AccessPolicy {
+impl AccessPolicy<'_> {
     /// Checks the request's `Host` and, when present, its `Origin`.
     /// Every value counts: a second `Host` or `Origin` header cannot smuggle another site in.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         for host in headers.get_all(HOST) {
             let host = host.to_str().unwrap_or("");
             let name = host_name(host);
-            if !is_local(name) && !allows(&self.allowed_hosts, name) {
+            if !is_local(name) && !allows(self.allowed_hosts, name) {
                 return Err(Refusal::Host(host.to_owned()));
             }
         }
@@ -46,7 +44,7 @@ impl AccessPolicy {
             let local = origin
                 .split_once("://")
                 .is_some_and(|(scheme, rest)| matches!(scheme, "http" | "https") && is_local(host_name(rest)));
-            if !local && !allows(&self.allowed_origins, origin) {
+            if !local && !allows(self.allowed_origins, origin) {
                 return Err(Refusal::Origin(origin.to_owned()));
             }
         }
@@ -54,11 +52,11 @@ impl AccessPolicy {
     }
 }
 
-impl AccessPolicy {
+impl AccessPolicy<'_> {
     /// Whether a browser page at `origin` may call from another origin: only origins listed (or
     /// `*`), never localhost ones by default.
-    pub fn allows_cross_origin(&self, origin: &str) -> bool {
-        allows(&self.allowed_origins, origin)
+    pub(crate) fn allows_cross_origin(&self, origin: &str) -> bool {
+        allows(self.allowed_origins, origin)
     }
 }
 
@@ -102,10 +100,8 @@ mod tests {
 
     #[test]
     fn allow_lists_extend_the_defaults() {
-        let p = AccessPolicy {
-            allowed_origins: vec!["https://app.example.com".into()],
-            allowed_hosts: vec!["mcp.internal".into()],
-        };
+        let (origins, hosts) = (["https://app.example.com".to_owned()], ["mcp.internal".to_owned()]);
+        let p = AccessPolicy { allowed_origins: &origins, allowed_hosts: &hosts };
         assert!(p.check(&headers(&[("host", "mcp.internal:80"), ("origin", "https://app.example.com")])).is_ok());
         assert!(p.check(&headers(&[("host", "mcp.internal"), ("origin", "https://other.example.com")])).is_err());
     }

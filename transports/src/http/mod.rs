@@ -9,6 +9,7 @@ mod connections;
 mod cors;
 mod event_channel;
 mod guard;
+mod invalid;
 mod listener;
 pub(crate) mod mcp;
 mod rate_limit;
@@ -23,11 +24,11 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tooltable::Server;
 
-pub use api_key::{ApiKey, InvalidKey};
-pub use auth::{OAuth, OAuthError};
+pub use api_key::ApiKey;
+pub use auth::OAuth;
 pub use body::{HttpResponse, ResponseBody, error as error_response};
-pub use guard::AccessPolicy;
-pub use rate_limit::{InvalidRateLimit, RateLimit};
+pub use invalid::InvalidSetting;
+pub use rate_limit::RateLimit;
 pub(crate) use service::HttpContext;
 pub use service::{ClientAddr, HttpService};
 
@@ -37,9 +38,12 @@ pub struct HttpOptions {
     /// The address the CLI's `serve` binds (loopback unless told otherwise). [`Http::serve`] itself
     /// takes a bound listener and does not read it.
     pub listen: SocketAddr,
-    /// The origins and hosts requests may come from (DNS rebinding), and which origins may read
-    /// answers across origins (CORS).
-    pub access: AccessPolicy,
+    /// Origins requests may come from besides localhost ones (`https://app.example.com`; `*`
+    /// allows any), against DNS rebinding. These, and only these, may also call from a browser
+    /// cross-origin (CORS).
+    pub allowed_origins: Vec<String>,
+    /// Host names requests may name besides localhost ones (`*` allows any).
+    pub allowed_hosts: Vec<String>,
     /// The largest request body accepted (413 beyond).
     pub max_body_bytes: usize,
     /// Bytes of large request bodies (over 64 KiB) parsed at once; one more waits up to the body
@@ -87,11 +91,19 @@ pub struct HttpOptions {
     pub rate_limit: Option<RateLimit>,
 }
 
+impl HttpOptions {
+    /// The origin and host lists as the checks read them.
+    fn access(&self) -> guard::AccessPolicy<'_> {
+        guard::AccessPolicy { allowed_origins: &self.allowed_origins, allowed_hosts: &self.allowed_hosts }
+    }
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            access: AccessPolicy::default(),
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             max_parsing_bytes: 16 * 1024 * 1024,
             max_response_bytes: 16 * 1024 * 1024,
@@ -114,12 +126,8 @@ impl Default for HttpOptions {
     }
 }
 
-/// A check every request passes after the Origin and Host checks and before it is served: the
-/// principal its credentials name, `None` for a request without any, or a refusal to answer with
-/// (a missing or unknown bearer token, say). The principal reaches the calls as
-/// [`Cx::principal`](tooltable::Cx::principal), and a Streamable HTTP session is bound to the
-/// principal that opened it: another gets 404, as for an unknown session.
-pub type RequestGate =
+/// The server's own check of every request (see [`Http::gate`]).
+pub(crate) type RequestGate =
     Arc<dyn Fn(&hyper::HeaderMap) -> Result<Option<tooltable::Principal>, HttpResponse> + Send + Sync>;
 
 /// The HTTP transport of one server, to [`serve`](Self::serve) on a listener of its own or to
@@ -148,13 +156,22 @@ pub struct Http<S: Send + Sync + 'static> {
 /// A request given to a [nested](Http::nest) handler: its body boxed, whatever carried it.
 pub type NestedRequest = hyper::Request<http_body_util::combinators::UnsyncBoxBody<hyper::body::Bytes, body::BoxError>>;
 
-/// What answers the requests under a [nested](Http::nest) prefix.
+/// What answers the requests under a [nested](Http::nest) prefix, with a body whole or streamed,
+/// boxed.
 pub type NestedHandler = Arc<
-    dyn Fn(NestedRequest) -> std::pin::Pin<Box<dyn Future<Output = hyper::Response<NestedBody>> + Send>> + Send + Sync,
+    dyn Fn(
+            NestedRequest,
+        ) -> std::pin::Pin<
+            Box<
+                dyn Future<
+                        Output = hyper::Response<
+                            http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>,
+                        >,
+                    > + Send,
+            >,
+        > + Send
+        + Sync,
 >;
-
-/// A nested handler's response body: whole or streamed, boxed.
-pub type NestedBody = http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>;
 
 impl<S: Send + Sync + 'static> std::fmt::Debug for Http<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -184,9 +201,33 @@ impl<S: Send + Sync + 'static> Http<S> {
         self
     }
 
-    /// A check of the server's own that every request passes after the Origin and Host checks.
-    pub fn gate(mut self, gate: RequestGate) -> Self {
-        self.gate = Some(gate);
+    /// A check of the server's own that every request passes after the Origin and Host checks
+    /// and before it is served: the principal its credentials name, `None` for a request without
+    /// any, or a refusal to answer with (a missing or unknown bearer token, say). The principal
+    /// reaches the calls as [`Cx::principal`](tooltable::Cx::principal), and a Streamable HTTP
+    /// session is bound to the principal that opened it: another gets 404, as for an unknown
+    /// session.
+    ///
+    /// ```
+    /// use hyper::StatusCode;
+    /// use hyper::header::AUTHORIZATION;
+    /// use tooltable::{Principal, Server};
+    /// use tooltable_transports::http::{Http, error_response};
+    ///
+    /// let server = Server::builder(()).build()?;
+    /// let http = Http::new(server).gate(|headers| match headers.get(AUTHORIZATION).map(|v| v.as_bytes()) {
+    ///     None => Ok(None),
+    ///     Some(b"Bearer alice") => Ok(Some(Principal::new("alice"))),
+    ///     Some(_) => Err(error_response(StatusCode::UNAUTHORIZED, "unknown token")),
+    /// });
+    /// # drop(http);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gate(
+        mut self,
+        gate: impl Fn(&hyper::HeaderMap) -> Result<Option<tooltable::Principal>, HttpResponse> + Send + Sync + 'static,
+    ) -> Self {
+        self.gate = Some(Arc::new(gate));
         self
     }
 

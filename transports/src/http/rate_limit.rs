@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use hyper::StatusCode;
 use hyper::header::{HeaderValue, RETRY_AFTER};
 
+use super::InvalidSetting;
 use super::body::{self, HttpResponse};
 
 /// Callers followed at once; past it, those whose bucket is full again are forgotten (at most
@@ -47,26 +48,13 @@ impl std::fmt::Display for RateLimit {
     }
 }
 
-/// Why a rate limit did not parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidRateLimit(String);
-
-impl std::fmt::Display for InvalidRateLimit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "a rate limit is N/s, N a whole number of requests a second from 1 up: not {:?}", self.0)
-    }
-}
-
-impl std::error::Error for InvalidRateLimit {}
-
 impl std::str::FromStr for RateLimit {
-    type Err = InvalidRateLimit;
+    type Err = InvalidSetting;
 
-    fn from_str(text: &str) -> Result<Self, InvalidRateLimit> {
-        text.strip_suffix("/s")
-            .and_then(|n| n.parse::<NonZeroU32>().ok())
-            .map(RateLimit)
-            .ok_or_else(|| InvalidRateLimit(text.to_owned()))
+    fn from_str(text: &str) -> Result<Self, InvalidSetting> {
+        text.strip_suffix("/s").and_then(|n| n.parse::<NonZeroU32>().ok()).map(RateLimit).ok_or_else(|| {
+            InvalidSetting::new("rate limit", text, "is not N/s, N a whole number of requests a second from 1 up")
+        })
     }
 }
 

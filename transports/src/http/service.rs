@@ -220,7 +220,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         if cx.closing.load(Ordering::Acquire) {
             return body::error(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
         }
-        if let Err(refusal) = cx.options.access.check(req.headers()) {
+        if let Err(refusal) = cx.options.access().check(req.headers()) {
             return body::error(StatusCode::FORBIDDEN, refusal.to_string());
         }
         let path = req.uri().path();
@@ -240,7 +240,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         {
             return refusal;
         }
-        let cross_origin = cors::allowed_origin(&cx.options.access, req.headers());
+        let cross_origin = cors::allowed_origin(cx.options.access(), req.headers());
         let mut principal = None;
         if let Some(oauth) = &cx.oauth {
             // The metadata says how to get a token: it needs none. A page on another origin

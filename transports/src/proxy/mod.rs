@@ -46,7 +46,8 @@ use serde_json::json;
 use tokio::sync::Notify;
 use tooltable::Server;
 
-use crate::client::{self, Client, Era, Target};
+use crate::client::{self, Client, Target};
+use tooltable::context::Era;
 
 /// How a proxy connects and forwards. Defaults: the client's defaults with the capabilities a
 /// gateway relays (sampling, form and URL elicitation, roots) and every log level, 60 s per

@@ -11,7 +11,8 @@ use tooltable::server::WeakServer;
 
 use super::tools::Installed;
 use super::{Shared, Status};
-use crate::client::{Call, Changes, Client, ClientError, Era, Event, Notification, Target, Watch};
+use crate::client::{Call, Changes, Client, ClientError, Event, Notification, Target, Watch};
+use tooltable::context::Era;
 
 /// Runs the proxy on a thread of its own, with a runtime of its own.
 pub(super) fn spawn<S: Send + Sync + 'static>(

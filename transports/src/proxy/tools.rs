@@ -134,8 +134,8 @@ async fn forward<S: Send + Sync + 'static>(
     let mut asked = 0;
     loop {
         match exchange.next().await {
-            Event::Progress(p) => cx.progress(p.progress, p.total, p.message.as_deref()),
-            Event::Log(log) => cx.log(LogLevel::parse(&log.level).unwrap_or(LogLevel::Info), log.data),
+            Event::Progress { progress, total, message } => cx.progress(progress, total, message.as_deref()),
+            Event::Log { level, data, .. } => cx.log(LogLevel::parse(&level).unwrap_or(LogLevel::Info), data),
             Event::Input(input) => {
                 let answers = relay::answer(cx, &input, &mut asked).await;
                 exchange.answer(input, answers);

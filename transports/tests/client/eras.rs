@@ -3,7 +3,8 @@
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tooltable_transports::client::{Call, Client, ClientError, Era, Event, Options, Target, Watch};
+use tooltable::context::Era;
+use tooltable_transports::client::{Call, Client, ClientError, Event, Options, Target, Watch};
 
 use crate::support::{Served, binary, serve};
 
@@ -71,14 +72,17 @@ async fn scenario(client: Client) {
     let slept =
         run(&client, "tools/call", json!({ "name": "sleep", "arguments": { "ms": 30, "steps": 3 } }), nothing).await;
     assert_eq!(slept.outcome.unwrap()["structuredContent"], json!({ "slept_ms": 30 }), "{era:?}");
-    let progress: Vec<f64> =
-        slept.events.iter().filter_map(|e| if let Event::Progress(p) = e { Some(p.progress) } else { None }).collect();
+    let progress: Vec<f64> = slept
+        .events
+        .iter()
+        .filter_map(|e| if let Event::Progress { progress, .. } = e { Some(*progress) } else { None })
+        .collect();
     assert_eq!(progress, [1.0, 2.0, 3.0], "{era:?}: {:?}", slept.events);
 
     let logged =
         run(&client, "tools/call", json!({ "name": "test_tool_with_logging", "arguments": {} }), nothing).await;
     assert!(logged.outcome.is_ok(), "{era:?}: {:?}", logged.outcome);
-    let logs = logged.events.iter().filter(|e| matches!(e, Event::Log(_))).count();
+    let logs = logged.events.iter().filter(|e| matches!(e, Event::Log { .. })).count();
     assert_eq!(logs, 3, "{era:?}: {:?}", logged.events);
 
     let reply = |method: &str, _: &Value| {

@@ -1,7 +1,7 @@
 //! `HttpOptions::api_key`: every route but `GET /health` and CORS preflights needs the bearer key.
 
-use tooltable_transports::http::HttpOptions;
 use tooltable_transports::http::ApiKey;
+use tooltable_transports::http::HttpOptions;
 
 use crate::support::{send, start};
 

@@ -1,7 +1,6 @@
 //! CORS: only origins named with `--allow-origin` may call from a browser on another origin.
 
 use tooltable_transports::http::HttpOptions;
-use tooltable_transports::http::AccessPolicy;
 
 use crate::support::{send, start};
 
@@ -20,8 +19,7 @@ const INITIALIZE: &str =
 
 #[tokio::test]
 async fn an_allowed_origin_gets_preflights_and_readable_session_headers() {
-    let access = AccessPolicy { allowed_origins: vec![APP.into()], allowed_hosts: vec![] };
-    let s = start(HttpOptions { access, ..HttpOptions::default() }).await;
+    let s = start(HttpOptions { allowed_origins: vec![APP.into()], ..HttpOptions::default() }).await;
     let r = send(s.addr, "OPTIONS", "/mcp", &preflight(APP, "POST"), "").await;
     assert_eq!(r.status, 204);
     assert_eq!(r.header("access-control-allow-origin"), Some(APP));
@@ -36,7 +34,10 @@ async fn an_allowed_origin_gets_preflights_and_readable_session_headers() {
     assert_eq!(r.status, 200);
     assert!(r.header("mcp-session-id").is_some());
     assert_eq!(r.header("access-control-allow-origin"), Some(APP));
-    assert_eq!(r.header("access-control-expose-headers"), Some("mcp-session-id, mcp-protocol-version, www-authenticate"));
+    assert_eq!(
+        r.header("access-control-expose-headers"),
+        Some("mcp-session-id, mcp-protocol-version, www-authenticate")
+    );
     let rest = send(s.addr, "OPTIONS", "/models/7/state", &preflight(APP, "GET"), "").await;
     assert_eq!(rest.status, 204);
     assert_eq!(rest.header("access-control-allow-methods"), Some("GET, OPTIONS"));

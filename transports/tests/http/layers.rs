@@ -3,7 +3,6 @@
 //! 429 with `Retry-After`.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::header::AUTHORIZATION;
@@ -13,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tooltable::layer::CallLog;
 use tooltable::{Error, Principal, Server, table, tool};
-use tooltable_transports::http::{Http, HttpOptions, RateLimit, RequestGate};
+use tooltable_transports::http::{Http, HttpOptions, HttpResponse, RateLimit};
 
 use crate::support::{Reply, send};
 
@@ -47,18 +46,16 @@ async fn hello() -> Result<Value, Error> {
 }
 
 /// `Bearer NAME` names NAME; no header, nobody.
-fn gate() -> RequestGate {
-    Arc::new(|headers| {
-        let token = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-        Ok(token.map(Principal::new))
-    })
+fn gate(headers: &hyper::HeaderMap) -> Result<Option<Principal>, HttpResponse> {
+    let token = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    Ok(token.map(Principal::new))
 }
 
 async fn start(options: HttpOptions) -> SocketAddr {
     let server = Server::builder(()).tools(table![nap, single, hello]).layer(CallLog).build().unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(Http::new(server).options(options).gate(gate()).serve(listener, std::future::pending()));
+    tokio::spawn(Http::new(server).options(options).gate(gate).serve(listener, std::future::pending()));
     addr
 }
 

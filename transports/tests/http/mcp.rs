@@ -2,7 +2,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tooltable_transports::http::HttpOptions;
-use tooltable_transports::http::AccessPolicy;
 
 use crate::support::{Reply, send, start};
 
@@ -112,8 +111,8 @@ async fn headers_are_checked() {
 
 #[tokio::test]
 async fn an_allowed_origin_passes() {
-    let access = AccessPolicy { allowed_origins: vec!["https://app.example.com".into()], allowed_hosts: vec![] };
-    let s = start(HttpOptions { access, ..HttpOptions::default() }).await;
+    let s =
+        start(HttpOptions { allowed_origins: vec!["https://app.example.com".into()], ..HttpOptions::default() }).await;
     let r = send(s.addr, "GET", "/openapi.json", &[("origin", "https://app.example.com")], "").await;
     assert_eq!(r.status, 200);
 }

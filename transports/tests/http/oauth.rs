@@ -18,7 +18,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tooltable::{Cx, Error, Server, table, tool};
-use tooltable_transports::http::{AccessPolicy, Http, HttpOptions, OAuth};
+use tooltable_transports::http::{Http, HttpOptions, OAuth};
 
 use crate::support::send;
 
@@ -106,8 +106,8 @@ async fn resource_server(issuer: &str, cooldown: Duration) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let oauth = OAuth::new(issuer).unwrap().with_audience("extra-audience").with_refetch_cooldown(cooldown);
-    let access = AccessPolicy { allowed_origins: vec![APP.into()], allowed_hosts: vec![] };
-    let http = Http::new(server).options(HttpOptions { access, ..HttpOptions::default() }).oauth(oauth);
+    let options = HttpOptions { allowed_origins: vec![APP.into()], ..HttpOptions::default() };
+    let http = Http::new(server).options(options).oauth(oauth);
     tokio::spawn(http.serve(listener, std::future::pending()));
     addr
 }
@@ -383,8 +383,7 @@ async fn a_gates_principal_is_held_to_the_scopes_too() {
     let server = Server::builder(()).info("oauth-test", "1").tools(table![whoami, write_note]).build().unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let gate: tooltable_transports::http::RequestGate =
-        Arc::new(|_| Ok(Some(Principal::new("carol").with_scopes(["notes:read"]))));
+    let gate = |_: &hyper::HeaderMap| Ok(Some(Principal::new("carol").with_scopes(["notes:read"])));
     tokio::spawn(Http::new(server).gate(gate).serve(listener, std::future::pending()));
     let refused = send(addr, "POST", "/notes", &[JSON[0]], "{}").await;
     assert_eq!(refused.status, 403);

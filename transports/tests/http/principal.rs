@@ -2,13 +2,12 @@
 //! reaches the calls over `/mcp` and REST as `Cx::principal`, and a session opened by one
 //! principal is not another's.
 
-use std::sync::Arc;
 
 use hyper::header::AUTHORIZATION;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tooltable::{Cx, Error, Principal, Server, table, tool};
-use tooltable_transports::http::{Http, RequestGate, error_response};
+use tooltable_transports::http::{Http, HttpResponse, error_response};
 
 use crate::support::send;
 
@@ -19,19 +18,19 @@ async fn whoami(cx: &Cx<()>) -> Result<Value, Error> {
 }
 
 /// `Bearer alice` and `Bearer bob` name those two; any other token is refused, none is anonymous.
-fn gate() -> RequestGate {
-    Arc::new(|headers| match headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+pub(crate) fn gate(headers: &hyper::HeaderMap) -> Result<Option<Principal>, HttpResponse> {
+    match headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()) {
         None => Ok(None),
         Some(token @ ("Bearer alice" | "Bearer bob")) => Ok(Some(Principal::new(&token[7..]))),
         Some(_) => Err(error_response(hyper::StatusCode::UNAUTHORIZED, "unknown token")),
-    })
+    }
 }
 
 async fn start() -> std::net::SocketAddr {
     let server = Server::builder(()).info("whoami", "1").tools(table![whoami]).build().unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(Http::new(server).gate(gate()).serve(listener, std::future::pending()));
+    tokio::spawn(Http::new(server).gate(gate).serve(listener, std::future::pending()));
     addr
 }
 

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tooltable_transports::client::{Call, Client, ClientError, Era, Event, Watch};
+use tooltable::context::Era;
+use tooltable_transports::client::{Call, Client, ClientError, Event, Watch};
 
 use crate::support::{Entities, call, mounts, over_http, over_stdio, until};
 
@@ -25,8 +26,8 @@ async fn heard(client: &Client, tool: &str, arguments: Value) -> Heard {
     loop {
         match exchange.next().await {
             Event::Done(outcome) => return Heard { outcome, ..heard },
-            Event::Progress(p) => heard.progress.push(p.progress),
-            Event::Log(_) => heard.logs += 1,
+            Event::Progress { progress, .. } => heard.progress.push(progress),
+            Event::Log { .. } => heard.logs += 1,
             Event::Input(input) => {
                 let answers: Map<String, Value> = input
                     .questions

@@ -8,7 +8,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tooltable_transports::client::{Client, Era, Options, Target};
+use tooltable::context::Era;
+use tooltable_transports::client::{Client, Options, Target};
 
 pub const GATEWAY: &str = env!("CARGO_BIN_EXE_gateway");
 

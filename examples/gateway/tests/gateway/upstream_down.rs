@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tooltable_transports::client::{Client, Era};
+use tooltable::context::Era;
+use tooltable_transports::client::Client;
 
 use crate::support::{Entities, call, mounts, over_http, over_stdio, signal, until};
 

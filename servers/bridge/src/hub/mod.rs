@@ -9,14 +9,13 @@ pub mod risk;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, StatusCode};
 use tokio::net::TcpListener;
 use tooltable::{Server, table};
-use tooltable_transports::http::{Http, HttpOptions, RequestGate};
+use tooltable_transports::http::{Http, HttpOptions};
 use tooltable_transports::http::{HttpResponse, error_response};
 
 use crate::token::Token;
@@ -75,7 +74,7 @@ pub async fn run(options: HubOptions) -> Result<(), String> {
         ..HttpOptions::default()
     };
     let token = options.token.clone();
-    let gate: RequestGate = Arc::new(move |headers| refusal(token.as_ref(), headers).map_or(Ok(None), Err));
+    let gate = move |headers: &hyper::HeaderMap| refusal(token.as_ref(), headers).map_or(Ok(None), Err);
     let served = Http::new(server).options(http).gate(gate).serve(listener, shutdown_signal()).await;
     reloader.abort();
     if let Some(path) = &options.discovery_file {

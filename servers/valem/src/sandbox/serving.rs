@@ -9,7 +9,7 @@ use std::sync::Arc;
 use http::{HeaderMap, StatusCode};
 use http_body_util::BodyExt as _;
 use tooltable::Principal;
-use tooltable_transports::http::{Http, HttpResponse, NestedHandler, NestedRequest, RequestGate, error_response};
+use tooltable_transports::http::{Http, HttpResponse, NestedHandler, NestedRequest, error_response};
 
 use super::{PATH, SESSION_HEADER, Sandbox, reply};
 use crate::namespace;
@@ -35,9 +35,11 @@ impl Sandbox {
 
     /// The caller of a request outside `/sandbox`: the session its `X-Session-Token` names, none
     /// without one, a 401 for a token of no live session.
-    pub fn gate(self: &Arc<Self>) -> RequestGate {
+    pub fn gate(
+        self: &Arc<Self>,
+    ) -> impl Fn(&HeaderMap) -> Result<Option<Principal>, HttpResponse> + Send + Sync + 'static + use<> {
         let sandbox = Arc::clone(self);
-        Arc::new(move |headers: &HeaderMap| sandbox.caller(headers))
+        move |headers: &HeaderMap| sandbox.caller(headers)
     }
 
     fn caller(self: &Arc<Self>, headers: &HeaderMap) -> Result<Option<Principal>, HttpResponse> {

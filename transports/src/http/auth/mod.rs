@@ -26,6 +26,7 @@ use hyper::HeaderMap;
 use hyper::header::AUTHORIZATION;
 use tooltable::Principal;
 
+use super::InvalidSetting;
 use super::body::HttpResponse;
 use discovery::Issuer;
 use introspection::Introspection;
@@ -58,7 +59,7 @@ use jwks::Keys;
 ///     .with_public_url("http://127.0.0.1:8080")?
 ///     .with_audience("notes-api");
 /// assert_eq!(oauth.resource(), Some("http://127.0.0.1:8080/mcp".to_owned()));
-/// # Ok::<(), tooltable_transports::http::OAuthError>(())
+/// # Ok::<(), tooltable_transports::http::InvalidSetting>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuth {
@@ -69,26 +70,10 @@ pub struct OAuth {
     introspection: Option<Introspection>,
 }
 
-/// Why an [`OAuth`] setting was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OAuthError {
-    what: &'static str,
-    value: String,
-    reason: &'static str,
-}
-
-impl std::fmt::Display for OAuthError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the {} {:?} {}", self.what, self.value, self.reason)
-    }
-}
-
-impl std::error::Error for OAuthError {}
-
 /// `url`, when it is an absolute `http(s)://` URL with a host and no
 /// query or fragment.
-fn absolute(what: &'static str, url: &str, https: bool) -> Result<String, OAuthError> {
-    let refuse = |reason| Err(OAuthError { what, value: url.to_owned(), reason });
+fn absolute(what: &'static str, url: &str, https: bool) -> Result<String, InvalidSetting> {
+    let refuse = |reason| Err(InvalidSetting::new(what, url, reason));
     let Ok(uri) = url.parse::<hyper::Uri>() else { return refuse("is not a URL") };
     match uri.scheme_str() {
         Some("http") => {}
@@ -112,7 +97,7 @@ fn absolute(what: &'static str, url: &str, https: bool) -> Result<String, OAuthE
 impl OAuth {
     /// Tokens of the authorization server `issuer` (its issuer identifier, as the tokens' `iss`
     /// and its metadata state it).
-    pub fn new(issuer: &str) -> Result<OAuth, OAuthError> {
+    pub fn new(issuer: &str) -> Result<OAuth, InvalidSetting> {
         Ok(OAuth {
             issuer: absolute("issuer", issuer, false)?,
             public_url: None,
@@ -125,7 +110,7 @@ impl OAuth {
     /// The server's public base URL, as clients reach it (behind a proxy, the proxy's): the
     /// protected resource is this URL followed by `/mcp`, the audience tokens must name. By
     /// default the address the server listens on.
-    pub fn with_public_url(mut self, url: &str) -> Result<OAuth, OAuthError> {
+    pub fn with_public_url(mut self, url: &str) -> Result<OAuth, InvalidSetting> {
         self.public_url = Some(absolute("public URL", url, true)?.trim_end_matches('/').to_owned());
         Ok(self)
     }
@@ -145,7 +130,7 @@ impl OAuth {
         endpoint: &str,
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
-    ) -> Result<OAuth, OAuthError> {
+    ) -> Result<OAuth, InvalidSetting> {
         let endpoint = absolute("introspection endpoint", endpoint, false)?;
         self.introspection =
             Some(Introspection { endpoint, client_id: client_id.into(), client_secret: client_secret.into() });

@@ -17,8 +17,8 @@ use serde_json::json;
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
 use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 
-use super::{HttpContext, auth};
 use super::body::{self, HttpResponse, RequestBody};
+use super::{HttpContext, auth};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
 

@@ -6,13 +6,17 @@
 //!   "patterns": {"HASH": "[0-9a-f]{64}"},
 //!   "docs": ["../../docs/servers/my-server.md"],
 //!   "routes": {"get_note": "GET /notes/{id}"},
-//!   "rootComposition": ["fixture_tool"]
+//!   "rootComposition": ["fixture_tool"],
+//!   "transports": ["stdio"]
 //! }
 //! ```
 //!
-//! Every member may be left out, and so may the file.
+//! Every member may be left out, and so may the file. `transports` names those the sessions are
+//! replayed over, `stdio` and `http` (both when left out): a server that is a client of another
+//! over stdio only, say.
 //!
 //! ```
+//! use tooltable_golden::Transport;
 //! use tooltable_golden::config::{Config, FILE};
 //!
 //! let dir = std::env::temp_dir().join(format!("golden-doc-config-{}", std::process::id()));
@@ -23,6 +27,13 @@
 //! let config = Config::load(&dir)?;
 //! assert_eq!(config.args, ["--root", "examples"]);
 //! assert_eq!(config.patterns, [("HASH".to_owned(), "[0-9a-f]{64}".to_owned())]);
+//! assert_eq!(config.transports, [Transport::Stdio, Transport::Http], "both when none is named");
+//! std::fs::write(dir.join(FILE), r#"{"transports": ["stdio"]}"#).map_err(|e| e.to_string())?;
+//! assert_eq!(Config::load(&dir)?.transports, [Transport::Stdio]);
+//! std::fs::write(dir.join(FILE), r#"{"transports": ["smoke"]}"#).map_err(|e| e.to_string())?;
+//! assert!(Config::load(&dir).unwrap_err().contains("transports: smoke is neither stdio nor http"));
+//! std::fs::write(dir.join(FILE), r#"{"transports": []}"#).map_err(|e| e.to_string())?;
+//! assert!(Config::load(&dir).unwrap_err().contains("transports: name at least one"));
 //! # std::fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
 //! # Ok::<(), String>(())
 //! ```
@@ -31,13 +42,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::harness::Transport;
 use crate::placeholders::Placeholders;
 
 /// The file's name.
 pub const FILE: &str = "golden.json";
 
 /// What `golden.json` declares.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Config {
     /// The server's arguments after `mcp` or `serve` (placeholders filled).
     pub args: Vec<String>,
@@ -49,6 +61,21 @@ pub struct Config {
     pub routes: serde_json::Map<String, Value>,
     /// Tools whose inputSchema may compose at its root (a fixture a conformance suite requires).
     pub root_composition: Vec<String>,
+    /// The transports each session is replayed over.
+    pub transports: Vec<Transport>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            args: Vec::new(),
+            patterns: Vec::new(),
+            docs: Vec::new(),
+            routes: serde_json::Map::new(),
+            root_composition: Vec::new(),
+            transports: vec![Transport::Stdio, Transport::Http],
+        }
+    }
 }
 
 impl Config {
@@ -70,12 +97,27 @@ impl Config {
             .flatten()
             .map(|(name, p)| (name.clone(), p.as_str().unwrap_or_default().to_owned()))
             .collect();
+        let transports = match value.get("transports") {
+            None => Config::default().transports,
+            Some(_) => strings("transports")
+                .iter()
+                .map(|name| match name.as_str() {
+                    "stdio" => Ok(Transport::Stdio),
+                    "http" => Ok(Transport::Http),
+                    other => Err(format!("{}: transports: {other} is neither stdio nor http", path.display())),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        if transports.is_empty() {
+            return Err(format!("{}: transports: name at least one", path.display()));
+        }
         Ok(Config {
             args: strings("args"),
             patterns,
             docs: strings("docs").into_iter().map(|page| dir.join(page)).collect(),
             routes: value["routes"].as_object().cloned().unwrap_or_default(),
             root_composition: strings("rootComposition"),
+            transports,
         })
     }
 

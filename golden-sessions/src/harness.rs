@@ -55,6 +55,16 @@ pub enum Transport {
     Http,
 }
 
+impl Transport {
+    /// How messages name it.
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "HTTP",
+        }
+    }
+}
+
 impl Golden {
     /// The server binary and its folder of sessions, configured by the folder's `golden.json`
     /// (see [`config`](crate::config)).
@@ -93,27 +103,22 @@ impl Golden {
         }
     }
 
-    /// Replays one session over stdio and HTTP. When an answer differs, writes what came back
-    /// as `NAME.session.new` and panics with a diff naming the file and line; when it matches,
-    /// removes a `NAME.session.new` left from before. With `GOLDEN_BLESS=1` the stdio answers are
-    /// written to the file first.
+    /// Replays one session over stdio and HTTP (those `golden.json` names). When an answer
+    /// differs, writes what came back as `NAME.session.new` and panics with a diff naming the file
+    /// and line; when it matches, removes a `NAME.session.new` left from before. With
+    /// `GOLDEN_BLESS=1` the answers over the first transport are written to the file first.
     pub fn check(&self, session: &str) {
         let path = self.path(session);
         let mut file = SessionFile::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let runtime = runtime();
         let args = self.server_args();
-        if std::env::var_os(BLESS).is_some() {
-            file = bless(&path, &file, &runtime.block_on(self.replay(Transport::Stdio, &args, &file)));
+        let transports = &self.config.transports;
+        if let (Some(first), Some(_)) = (transports.first(), std::env::var_os(BLESS)) {
+            file = bless(&path, &file, &runtime.block_on(self.replay(*first, &args, &file)));
         }
-        let stdio = runtime.block_on(self.replay(Transport::Stdio, &args, &file));
-        let http = runtime.block_on(self.replay(Transport::Http, &args, &file));
-        settle(
-            &path,
-            &file,
-            &[("stdio", stdio), ("HTTP", http)],
-            &self.bless_command(Some(session)),
-            &self.bless_command(None),
-        );
+        let verdicts: Vec<(&str, Verdict)> =
+            transports.iter().map(|t| (t.name(), runtime.block_on(self.replay(*t, &args, &file)))).collect();
+        settle(&path, &file, &verdicts, &self.bless_command(Some(session)), &self.bless_command(None));
     }
 
     /// Replays one session over stdio only, the server started as `bin mcp ARGS.. EXTRA..`: the

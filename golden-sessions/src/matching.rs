@@ -103,7 +103,7 @@ fn walk(expected: &Value, actual: &Value, b: &mut Bindings) -> bool {
         (Value::String(e), a) if whole(e).is_some() => {
             let name = whole(e).unwrap_or_default();
             match b.get(name) {
-                Some(bound) => bound == a,
+                Some(bound) => same(bound, a),
                 None => {
                     b.bind(name, a.clone());
                     true
@@ -116,6 +116,18 @@ fn walk(expected: &Value, actual: &Value, b: &mut Bindings) -> bool {
             e.len() == a.len() && e.iter().all(|(k, e)| a.get(k).is_some_and(|a| walk(e, a, b)))
         }
         (e, a) => e == a,
+    }
+}
+
+/// Whether a bound value is `actual`: equal, or one of them a string holding the other's JSON
+/// text (a placeholder first met inside a text, as a tool's text block writes its structured
+/// result, stands for the number there too).
+fn same(bound: &Value, actual: &Value) -> bool {
+    match (bound, actual) {
+        (Value::String(text), other) | (other, Value::String(text)) if !other.is_string() => {
+            serde_json::from_str::<Value>(text).is_ok_and(|read| read == *other)
+        }
+        _ => bound == actual,
     }
 }
 
@@ -210,6 +222,11 @@ mod tests {
         assert_eq!(b.get("TASK_2"), None, "a failed match binds nothing");
         assert!(matches(&json!("<not a token>"), &json!("<not a token>"), &mut b));
         assert!(!matches(&json!({"a": 1}), &json!({"a": 1, "b": 2}), &mut b));
+        assert!(matches(&json!(["left <LEFT_1> s", "<LEFT_1>"]), &json!(["left 597 s", 597]), &mut b));
+        assert!(!matches(&json!("<LEFT_1>"), &json!(598), &mut b), "the number its text is, and no other");
+        assert!(!matches(&json!("<LEFT_1>"), &json!([597]), &mut b));
+        assert!(matches(&json!(["<SIZE_1>", "size <SIZE_1>"]), &json!([12, "size 12"]), &mut b));
+        assert!(matches(&json!("<SIZE_1>"), &json!("12"), &mut b), "a number bound first, met as its text");
         assert_eq!(
             b.fill(&json!({"id": "<REQUEST_ID_1>", "uri": "t/<TASK_1>", "x": "<CURSOR_9>"})),
             json!({"id": 7, "uri": "t/abc", "x": "<CURSOR_9>"})

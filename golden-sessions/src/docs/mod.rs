@@ -7,7 +7,9 @@
 //!   shows them)
 //! - `<!-- generated:walkthrough session=NAME -->`: the session as raw protocol lines
 //!
-//! Each ends at `<!-- end generated -->`. The tool tables list what the server's binary lists
+//! `NAME` is a session of the folder, or a path from it to a session of another folder
+//! (`session=../other/NAME`: one that folder's test replays its own way). Each ends at
+//! `<!-- end generated -->`. The tool tables list what the server's binary lists
 //! (`bin tools`), or with `session=NAME` what that session's `tools/list` answers list (for a
 //! server whose tools come from elsewhere, like the bridge's from its hub). A region made from
 //! sessions only can be brought up to date without the server: [`refresh_from_sessions`], which

@@ -15,3 +15,4 @@ mod principal;
 mod rest;
 mod revisions;
 mod support;
+mod task_owner;

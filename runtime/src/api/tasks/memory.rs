@@ -58,7 +58,7 @@ impl MemoryTaskStore {
         }
     }
 
-    fn create_now(&self, ttl: Duration) -> Result<TaskRecord, TaskStoreError> {
+    fn create_now(&self, ttl: Duration, owner: Option<String>) -> Result<TaskRecord, TaskStoreError> {
         let mut tasks = lock(&self.tasks);
         let now = Instant::now();
         if tasks.len() >= self.limit {
@@ -67,13 +67,13 @@ impl MemoryTaskStore {
         if tasks.len() >= self.limit {
             return Err(TaskStoreError::Full { limit: self.limit });
         }
-        let record = TaskRecord::new(new_id(), ttl);
+        let record = TaskRecord { owner, ..TaskRecord::new(new_id(), ttl) };
         tasks.insert(record.id.clone(), Kept { record: record.clone(), expires: now + ttl });
         Ok(record)
     }
 }
 
-/// 128 random bits: an id no one can guess, so knowing one is the right to it.
+/// 128 random bits: an id no one can guess.
 fn new_id() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system's random source");
@@ -127,8 +127,8 @@ fn take_answers(record: &mut TaskRecord, keys: &[String]) -> Result<Option<Map<S
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn create(&self, ttl: Duration) -> BoxFuture<'_, Result<TaskRecord, TaskStoreError>> {
-        let created = self.create_now(ttl);
+    fn create(&self, ttl: Duration, owner: Option<String>) -> BoxFuture<'_, Result<TaskRecord, TaskStoreError>> {
+        let created = self.create_now(ttl, owner);
         Box::pin(async move { created })
     }
 
@@ -176,15 +176,15 @@ mod tests {
     fn refuses_a_task_past_its_limit() {
         let store = MemoryTaskStore::new(2);
         for _ in 0..2 {
-            block(store.create(Duration::from_secs(60))).unwrap();
+            block(store.create(Duration::from_secs(60), None)).unwrap();
         }
-        assert_eq!(block(store.create(Duration::from_secs(60))), Err(TaskStoreError::Full { limit: 2 }));
+        assert_eq!(block(store.create(Duration::from_secs(60), None)), Err(TaskStoreError::Full { limit: 2 }));
     }
 
     #[test]
     fn the_first_end_wins() {
         let store = MemoryTaskStore::default();
-        let task = block(store.create(Duration::from_secs(60))).unwrap();
+        let task = block(store.create(Duration::from_secs(60), None)).unwrap();
         assert!(block(store.settle(&task.id, TaskEnd::Cancelled)).unwrap());
         assert!(!block(store.settle(&task.id, TaskEnd::Completed(json!({})))).unwrap());
         assert_eq!(block(store.get(&task.id)).unwrap().unwrap().status, TaskStatus::Cancelled);
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn partial_answers_keep_the_rest_pending() {
         let store = MemoryTaskStore::default();
-        let id = block(store.create(Duration::from_secs(60))).unwrap().id;
+        let id = block(store.create(Duration::from_secs(60), None)).unwrap().id;
         let questions = Map::from_iter([("a".into(), json!({})), ("b".into(), json!({}))]);
         block(store.ask(&id, questions)).unwrap();
         let keys = ["a".to_owned(), "b".to_owned()];

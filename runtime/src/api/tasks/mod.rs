@@ -1,8 +1,9 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, revision 2026-07-28) as a server sees
 //! it: a tool call the server runs in the background, whose state lives behind [`TaskStore`].
 //! The call is answered at once with the task; the client polls `tasks/get`, answers the task's
-//! questions with `tasks/update` and may stop it with `tasks/cancel`. A task's running future
-//! lives in the instance that started it (see docs/architecture.md, "Tasks").
+//! questions with `tasks/update` and may stop it with `tasks/cancel`. A task is the principal's
+//! that created it ([`TaskRecord::owner`]): to a request of another it does not exist. A task's
+//! running future lives in the instance that started it (see docs/architecture.md, "Tasks").
 //!
 //! ```
 //! use std::time::Duration;
@@ -11,8 +12,9 @@
 //!
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
 //! let store = MemoryTaskStore::new(100);
-//! let task = runtime.block_on(store.create(Duration::from_secs(60)))?;
+//! let task = runtime.block_on(store.create(Duration::from_secs(60), Some("alice".into())))?;
 //! assert_eq!(task.status, TaskStatus::Working);
+//! assert!(task.is_owned_by(Some("alice")) && !task.is_owned_by(Some("bob")));
 //! let server = Server::builder(()).task_store(store).task_ttl(Duration::from_secs(600)).build()?;
 //! # let _ = server;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -48,8 +50,10 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
     note = "use `tooltable::tasks::MemoryTaskStore`, or implement the trait's six methods for a store of your own"
 )]
 pub trait TaskStore: Send + Sync + 'static {
-    /// Creates a task in status `working`, kept for `ttl`; refused when the store is full.
-    fn create(&self, ttl: Duration) -> BoxFuture<'_, Result<TaskRecord, TaskStoreError>>;
+    /// Creates a task in status `working`, kept for `ttl`, its [`owner`](TaskRecord::owner) the
+    /// subject of the principal that created it (kept with it, so that every instance sharing
+    /// the store holds each task to its owner); refused when the store is full.
+    fn create(&self, ttl: Duration, owner: Option<String>) -> BoxFuture<'_, Result<TaskRecord, TaskStoreError>>;
 
     /// The task, when it exists and has not expired.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;

@@ -44,7 +44,8 @@ pub enum TaskEnd {
 /// A task: its state, the questions it waits on, the answers not yet taken, and its end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRecord {
-    /// Its id: 128 random bits, so knowing it is the right to the task.
+    /// Its id: 128 random bits, which no one can guess; the task is reached with its id by its
+    /// [`owner`](TaskRecord::owner) only.
     pub id: String,
     /// Where it is in its life.
     pub status: TaskStatus,
@@ -60,10 +61,14 @@ pub struct TaskRecord {
     pub answers: Map<String, Value>,
     /// How it ended, once it has.
     pub end: Option<TaskEnd>,
+    /// Who created it: the subject of the request's principal, when it named one. Only requests
+    /// of that subject (or, for a task created without one, of none) reach the task; to any
+    /// other it does not exist.
+    pub owner: Option<String>,
 }
 
 impl TaskRecord {
-    /// A new task, `working`.
+    /// A new task, `working`, of no owner.
     pub fn new(id: String, ttl: Duration) -> Self {
         let now = SystemTime::now();
         TaskRecord {
@@ -75,7 +80,13 @@ impl TaskRecord {
             input_requests: Map::new(),
             answers: Map::new(),
             end: None,
+            owner: None,
         }
+    }
+
+    /// Whether a request of `subject` (its principal's, `None` for none) may reach the task.
+    pub fn is_owned_by(&self, subject: Option<&str>) -> bool {
+        self.owner.as_deref() == subject
     }
 
     /// Moves the task to `status` now.

@@ -36,7 +36,8 @@ pub(crate) fn serve<S: Send + Sync + 'static>(mut request: Request<'_, S>, metho
     let mut params: TaskParams = params::read(request.params.take());
     let progress_token = params::progress_token(std::mem::take(&mut params.meta));
     let (server, method) = (request.session.server.clone(), method.to_owned());
-    request.spawn(progress_token, move |_, _| async move {
+    request.spawn(progress_token, move |cx, _| async move {
+        let caller = cx.principal().map(|principal| principal.subject.as_str());
         if !declared {
             return Err(tasks::not_declared(&method));
         }
@@ -45,7 +46,7 @@ pub(crate) fn serve<S: Send + Sync + 'static>(mut request: Request<'_, S>, metho
         };
         let running = server.tasks();
         let answer = match method.as_str() {
-            "tasks/get" => wire::to_value(&DetailedTask::of(&running.get(&id).await?, running.poll_interval)),
+            "tasks/get" => wire::to_value(&DetailedTask::of(&running.get(&id, caller).await?, running.poll_interval)),
             "tasks/update" => {
                 let answers = match params.input_responses {
                     Field::Absent | Field::Null => Map::new(),
@@ -56,11 +57,11 @@ pub(crate) fn serve<S: Send + Sync + 'static>(mut request: Request<'_, S>, metho
                         ));
                     }
                 };
-                running.update(&id, answers).await?;
+                running.update(&id, caller, answers).await?;
                 wire::to_value(&Empty {})
             }
             _ => {
-                running.cancel(&id).await?;
+                running.cancel(&id, caller).await?;
                 wire::to_value(&Empty {})
             }
         };

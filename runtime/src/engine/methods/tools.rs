@@ -122,6 +122,7 @@ fn call_as_task<S: Send + Sync + 'static>(
     let server = request.session.server.clone();
     request.spawn(progress_token, move |cx, scope| {
         let scope = Arc::clone(scope);
+        let owner = cx.principal().map(|principal| principal.subject.clone());
         async move {
             let tool = server.tool(&name)?;
             scope.may_become_task.store(true, Ordering::Release);
@@ -140,7 +141,7 @@ fn call_as_task<S: Send + Sync + 'static>(
                         let _ = scope.task.set(task);
                     };
                     let running = server.tasks();
-                    let record = running.start(bind, call).await?;
+                    let record = running.start(owner, bind, call).await?;
                     Ok(Reply::Task(Task::of(&record, running.poll_interval)))
                 }
                 result = &mut call => result.map(Reply::Complete),

@@ -94,13 +94,14 @@ impl Serialize for Filter {
 
 impl Filter {
     /// The filter a request asks for, keeping what this server can honour: tool-list changes,
-    /// updates of resources it serves, and changes of tasks running here (those of another
-    /// instance change where this one cannot see). Its prompt and resource lists never change at
-    /// run time.
+    /// updates of resources it serves, and changes of the `caller`'s tasks running here (those of
+    /// another instance change where this one cannot see; another principal's are not its to
+    /// watch). Its prompt and resource lists never change at run time.
     fn read<S: Send + Sync + 'static>(
         session: &SessionCore<S>,
         params: Option<Value>,
         meta: &RequestMeta,
+        caller: Option<&str>,
     ) -> Result<Self, RpcError> {
         let wanted = params::read::<ListenParams>(params).notifications.given().map(|Object(w)| w).unwrap_or_default();
         let uris = strings(wanted.resource_subscriptions, "resourceSubscriptions", "URIs", MAX_WATCHED_RESOURCES)?;
@@ -117,7 +118,7 @@ impl Filter {
             return Err(tasks::not_declared("notifications.taskIds"));
         }
         let running = session.server.tasks();
-        let tasks = task_ids.into_iter().filter(|id| running.runs_here(id)).collect();
+        let tasks = task_ids.into_iter().filter(|id| running.runs_here(id, caller)).collect();
         Ok(Filter { tools: wanted.tools_list_changed.given().unwrap_or(false), resources, tasks })
     }
 }
@@ -139,8 +140,9 @@ fn strings(given: Field<Vec<Value>>, key: &str, what: &str, max: usize) -> Resul
 
 /// Opens a listen: acknowledged at once, then left open. It gets no response until it ends.
 pub(crate) fn open<S: Send + Sync + 'static>(request: Request<'_, S>, meta: &RequestMeta) {
-    let Request { session, id, params, .. } = request;
-    let filter = match Filter::read(session, params, meta) {
+    let Request { session, id, params, context, .. } = request;
+    let caller = context.principal().map(|principal| principal.subject.as_str());
+    let filter = match Filter::read(session, params, meta, caller) {
         Ok(filter) => filter,
         Err(e) => return session.refuse(id, e),
     };

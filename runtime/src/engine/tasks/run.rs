@@ -1,6 +1,7 @@
 //! Running tasks: each one a tokio task of its own, not tied to the request or the session that
 //! created it, stopped by `tasks/cancel` or when its time to live runs out. Its questions park
-//! it in `input_required` until `tasks/update` brings every answer.
+//! it in `input_required` until `tasks/update` brings every answer. A task is its creator's:
+//! a request of another principal is told there is no such task.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -48,6 +49,7 @@ async fn tell(watchers: &Watchers, store: &dyn TaskStore, id: &str, poll_interva
 struct Running {
     abort: tokio::task::AbortHandle,
     scope: Arc<TaskScope>,
+    owner: Option<String>,
 }
 
 impl Default for Tasks {
@@ -66,18 +68,25 @@ impl Tasks {
         let _ = self.watchers.set(watchers);
     }
 
-    /// Whether the task runs on this instance, where its changes are seen as they happen.
-    pub(crate) fn runs_here(&self, id: &str) -> bool {
-        lock(&self.running).contains_key(id)
+    /// Whether the task runs on this instance, where its changes are seen as they happen, and
+    /// is `caller`'s (the subject of a request's principal).
+    pub(crate) fn runs_here(&self, id: &str, caller: Option<&str>) -> bool {
+        lock(&self.running).get(id).is_some_and(|running| running.owner.as_deref() == caller)
     }
 
-    /// Creates a task (in the store before this returns, so a `tasks/get` that follows finds it)
-    /// and runs `work` on as that task, once `bind` has given the call the task's scope.
-    pub(crate) async fn start<Fut>(&self, bind: impl FnOnce(Arc<TaskScope>), work: Fut) -> Result<TaskRecord, RpcError>
+    /// Creates a task of `owner` (in the store before this returns, so a `tasks/get` that
+    /// follows finds it) and runs `work` on as that task, once `bind` has given the call the
+    /// task's scope.
+    pub(crate) async fn start<Fut>(
+        &self,
+        owner: Option<String>,
+        bind: impl FnOnce(Arc<TaskScope>),
+        work: Fut,
+    ) -> Result<TaskRecord, RpcError>
     where
         Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
     {
-        let record = self.store.create(self.ttl).await.map_err(store_error)?;
+        let record = self.store.create(self.ttl, owner.clone()).await.map_err(store_error)?;
         let scope = Arc::new(TaskScope {
             id: record.id.clone(),
             store: Arc::clone(&self.store),
@@ -108,17 +117,26 @@ impl Tasks {
             }
             lock(&running).remove(&id);
         });
-        registry.insert(record.id.clone(), Running { abort: handle.abort_handle(), scope });
+        registry.insert(record.id.clone(), Running { abort: handle.abort_handle(), scope, owner });
         Ok(record)
     }
 
-    /// The task, or -32602 when there is none by that id.
-    pub(crate) async fn get(&self, id: &str) -> Result<TaskRecord, RpcError> {
-        self.store.get(id).await.map_err(store_error)?.ok_or_else(|| unknown(id))
+    /// The task, or -32602 when there is none by that id that is `caller`'s (the subject of the
+    /// request's principal): another's is answered as one that does not exist.
+    pub(crate) async fn get(&self, id: &str, caller: Option<&str>) -> Result<TaskRecord, RpcError> {
+        let record = self.store.get(id).await.map_err(store_error)?;
+        record.filter(|record| record.is_owned_by(caller)).ok_or_else(|| unknown(id))
     }
 
-    /// Records answers and wakes the task if it runs here.
-    pub(crate) async fn update(&self, id: &str, answers: Map<String, Value>) -> Result<(), RpcError> {
+    /// Records the answers of `caller` to its task and wakes the task if it runs here.
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        caller: Option<&str>,
+        answers: Map<String, Value>,
+    ) -> Result<(), RpcError> {
+        // The owner never changes, so the check holds for the answer that follows.
+        self.get(id, caller).await?;
         if !self.store.answer(id, answers).await.map_err(store_error)? {
             return Err(unknown(id));
         }
@@ -129,10 +147,10 @@ impl Tasks {
         Ok(())
     }
 
-    /// Cancels a task that has not ended (one that has is left as it is), dropping its future
-    /// if it runs here.
-    pub(crate) async fn cancel(&self, id: &str) -> Result<(), RpcError> {
-        self.get(id).await?;
+    /// Cancels a task of `caller` that has not ended (one that has is left as it is), dropping
+    /// its future if it runs here.
+    pub(crate) async fn cancel(&self, id: &str, caller: Option<&str>) -> Result<(), RpcError> {
+        self.get(id, caller).await?;
         let ended = self.store.settle(id, TaskEnd::Cancelled).await.map_err(store_error)?;
         if let Some(running) = lock(&self.running).remove(id) {
             running.scope.cancelled.store(true, Ordering::Release);

@@ -9,6 +9,7 @@ pub use chain::{GENESIS, Verification, seal, verify, verify_from};
 pub use memory::MemoryAuditStore;
 
 use serde_json::{Map, Value, json};
+use tooltable::Principal;
 
 use crate::engine::trace::CycleOutcome;
 
@@ -45,12 +46,15 @@ impl Trail {
 }
 
 /// A record of one committed cycle, before the store seals it: the written mutations, the
-/// derived addresses, the ids of the flagged constraints and of the dispatched effects, and
-/// every trace. Top-level nulls are left out.
+/// derived addresses, the ids of the flagged constraints and of the dispatched effects, every
+/// trace, and the `source`'s actor when the request named its caller (`{subject, clientId}` of
+/// its principal; its scopes and claims are not kept), sealed into the chain with the rest.
+/// Top-level nulls are left out.
 pub fn record(
     model: &str,
     version: &str,
     source: &str,
+    actor: Option<&Principal>,
     outcome: &CycleOutcome,
     mutations: Map<String, Value>,
 ) -> Map<String, Value> {
@@ -61,6 +65,7 @@ pub fn record(
         "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "modelVersion": version,
         "source": source,
+        "actor": actor.map(actor_of),
         "mutations": mutations,
         "derivedUpdated": outcome.derived_updated,
         "flaggedConstraints": flagged,
@@ -71,4 +76,13 @@ pub fn record(
         Value::Object(m) => m.into_iter().filter(|(_, v)| !v.is_null()).collect(),
         _ => Map::new(),
     }
+}
+
+/// Who a record's source was: the principal's subject, and its client when it names one.
+fn actor_of(principal: &Principal) -> Value {
+    let mut actor = Map::from_iter([("subject".to_owned(), Value::from(principal.subject.as_str()))]);
+    if let Some(client_id) = &principal.client_id {
+        actor.insert("clientId".to_owned(), Value::from(client_id.as_str()));
+    }
+    Value::Object(actor)
 }

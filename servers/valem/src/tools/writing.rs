@@ -83,7 +83,7 @@ pub async fn write(
     include_traces: bool,
     plan: impl FnOnce(&Model, &Budget) -> Result<Vec<(Path, Value)>, ModelError> + Send + 'static,
 ) -> Result<MutationResult, ModelError> {
-    let model_id = id.to_owned();
+    let (model_id, actor) = (id.to_owned(), cx.principal().cloned());
     let outcome = Models::change(cx, id, move |m, budget, admit| {
         let writes = plan(m, budget)?;
         if writes.is_empty() {
@@ -91,7 +91,8 @@ pub async fn write(
         }
         let outcome = m.write(writes, source.history, budget, admit)?;
         let mutations = m.history.iter().next_back().map(|h| h.mutations.clone()).unwrap_or_default();
-        let record = audit::record(&model_id, &m.compiled.spec.version, source.audit, &outcome, mutations);
+        let record =
+            audit::record(&model_id, &m.compiled.spec.version, source.audit, actor.as_ref(), &outcome, mutations);
         Ok(Outcome::Changed(Some(outcome), Some(record)))
     })
     .await?;

@@ -91,3 +91,49 @@ fn deleting_a_model_removes_its_trail() {
     let server = counter(&store);
     assert_eq!(call(&server, "get_audit", json!({ "id": "c" })).unwrap(), json!([]));
 }
+
+/// The caller a request names (its principal, over HTTP) is its record's actor, sealed into the
+/// chain: a record whose actor is changed afterwards fails verification.
+#[test]
+fn a_record_names_the_caller_that_wrote_it() {
+    use tooltable::Principal;
+    use tooltable::context::Transport;
+    use tooltable::transport::RequestContext;
+
+    let store = Arc::new(MemoryAuditStore::new(100, usize::MAX));
+    let server = counter(&store);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let write_as = |principal: Option<Principal>, tool: &str, args: serde_json::Value| {
+        let cx = server.cx(&RequestContext::new(Transport::Http).with_principal(principal));
+        let outcome = runtime.block_on(server.call_tool(cx, tool, Some(args))).unwrap();
+        outcome.unwrap_or_else(|failure| panic!("{tool}: {:?}", failure.body));
+    };
+    write_as(
+        Some(Principal::new("alice").with_client_id("notes-cli")),
+        "mutate",
+        json!({ "id": "c", "mutations": { "$.n": 1 } }),
+    );
+    let patch = json!([{ "op": "replace", "path": "/n", "value": 2 }]);
+    write_as(
+        Some(Principal::new("bob").with_scopes(["models:write"])),
+        "patch_model",
+        json!({ "id": "c", "patch": patch }),
+    );
+    write_as(None, "mutate", json!({ "id": "c", "mutations": { "$.n": 3 } }));
+
+    let all = call(&server, "get_audit", json!({ "id": "c" })).unwrap();
+    let actors: Vec<_> =
+        all.as_array().unwrap().iter().map(|r| (r["source"].clone(), r.get("actor").cloned())).collect();
+    assert_eq!(
+        actors,
+        [
+            (json!("client"), None),
+            (json!("patch"), Some(json!({ "subject": "bob" }))),
+            (json!("client"), Some(json!({ "subject": "alice", "clientId": "notes-cli" }))),
+        ]
+    );
+    assert_eq!(call(&server, "verify_audit", json!({ "id": "c" })).unwrap()["valid"], true);
+    store.tamper("c", 1, |record| record["actor"]["subject"] = json!("alice"));
+    let broken = call(&server, "verify_audit", json!({ "id": "c" })).unwrap();
+    assert_eq!(broken["firstBrokenSequence"], 1, "{broken}");
+}

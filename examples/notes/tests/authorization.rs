@@ -4,11 +4,14 @@
 //! server from the server's challenge and metadata, gets tokens for the server, reads with
 //! `notes:read` and writes with `notes:write`; every token the server must refuse is refused,
 //! with its status and challenge, over `/mcp` and REST alike; opaque tokens are introspected;
-//! the official SDKs' clients connect through their own OAuth discovery.
+//! the official SDKs' clients connect through their own OAuth discovery; the other servers take
+//! the same options.
 
 mod common;
 #[path = "authorization/sdk_clients.rs"]
 mod sdk_clients;
+#[path = "authorization/servers.rs"]
+mod servers;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -11,6 +11,7 @@ use std::time::Instant;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tooltable::context::Transport;
+use tooltable::layer::{CALLS_TARGET, CallLog};
 use tooltable::transport::{Outbox, Outgoing, RequestContext, Session};
 use tooltable::{Error, Server, table, tool};
 
@@ -72,12 +73,20 @@ const CALLS: usize = 200_000;
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let _in_runtime = runtime.enter();
-    let server = Server::builder(()).tools(table![add_numbers]).build().expect("the table builds");
     let written = Arc::new(AtomicUsize::new(0));
-    let session = Session::new(&server, Counting(Arc::clone(&written)));
     let context = RequestContext::new(Transport::Stdio);
-    session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#, &context);
-    session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &context);
+    // A session past the handshake, on a server with no layer or with the call log.
+    let session_of = |layered: bool| {
+        let mut builder = Server::builder(()).tools(table![add_numbers]);
+        if layered {
+            builder = builder.layer(CallLog);
+        }
+        let session = Session::new(&builder.build().expect("the table builds"), Counting(Arc::clone(&written)));
+        session.handle_bytes(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#, &context);
+        session.handle_bytes(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &context);
+        session
+    };
+    let (session, logged) = (session_of(false), session_of(true));
 
     let call = |id: usize| {
         format!(
@@ -103,5 +112,17 @@ fn main() {
     });
     time("ping: decode, answer", &pings, &|l| session.handle_bytes(l, &context));
     time("tools/call add_numbers: decode ... answer", &lines, &|l| session.handle_bytes(l, &context));
+    // The standard command line's subscriber, writing where nothing reads: its filter with
+    // RUST_LOG=warn, then its default filter, which lets the call log through.
+    let subscriber = |filter: &str| {
+        let filter = tracing_subscriber::EnvFilter::new(filter);
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::sink).finish()
+    };
+    tracing::subscriber::with_default(subscriber("warn"), || {
+        time("  the same, with the call log filtered out", &lines, &|l| logged.handle_bytes(l, &context));
+    });
+    tracing::subscriber::with_default(subscriber(&format!("warn,{CALLS_TARGET}=info")), || {
+        time("  the same, with the call log written", &lines, &|l| logged.handle_bytes(l, &context));
+    });
     assert!(written.load(Ordering::Relaxed) > 0);
 }

@@ -41,7 +41,9 @@ pub fn stdio(bin: &str, args: &[String]) -> Result<StdioClient, ClientError> {
 }
 
 /// `bin serve --listen 127.0.0.1:0 args..`, the process and a client of its `/mcp`. The process
-/// is killed when the returned `Child` drops.
+/// is killed when the returned `Child` drops. Its stderr is drained by a task of the calling
+/// runtime: keep that runtime running while the server serves (a current-thread runtime runs the
+/// task only inside `block_on`), or a server that logs each call blocks once the pipe is full.
 pub async fn http(bin: &str, args: &[String]) -> Result<(Child, HttpClient), ClientError> {
     let mut child = Command::new(bin)
         .args(["serve", "--listen", "127.0.0.1:0"])

@@ -59,7 +59,10 @@ pub struct Served {
 
 impl Served {
     pub fn start() -> Self {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        // A worker of its own: it drains the server's stderr (a line per call) between the
+        // test's requests, which a current-thread runtime would leave to fill the pipe.
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");
         let (child, client) = runtime.block_on(tooltable_golden::process::http(BIN, &[])).expect("the server listens");
         let addr = client.origin().trim_start_matches("http://").to_owned();
         Served { child, addr, _runtime: runtime }

@@ -30,8 +30,11 @@ usage: stdio-bench [options]
   --warmup N          untimed calls before the timed ones (default 1000)
   --rounds N          rounds, each with fresh processes; each server's best is reported (default 2)
   --slice N           timed calls a server makes before the next server's turn (default 500)
-  --only A,B          run only these servers (floor, tooltable, rmcp-default, rmcp-tuned)
-  --tooltable PATH    conformance-server binary (default <repo>/target/release/conformance-server)
+  --only A,B          run only these servers (floor, tooltable, tooltable+log, rmcp-default,
+                      rmcp-tuned)
+  --tooltable PATH    conformance-server binary (default <repo>/target/release/conformance-server),
+                      run twice: without its call log (tooltable, RUST_LOG=warn) and with it
+                      (tooltable+log, the default filter, stderr to /dev/null)
   --floor PATH        floor-server binary        (default <bench>/target/release/floor-server)
   --rmcp-default PATH rmcp-default binary        (default <bench>/target/release/rmcp-default)
   --rmcp-tuned PATH   rmcp-tuned binary          (default <bench>/target/release/rmcp-tuned)
@@ -44,7 +47,12 @@ struct Server {
     name: &'static str,
     program: PathBuf,
     args: Vec<&'static str>,
+    /// `RUST_LOG` for the server; none leaves the driver's environment as it is.
+    log_filter: Option<&'static str>,
 }
+
+/// The command line's log filter when `RUST_LOG` is unset: warnings and the call log.
+const DEFAULT_LOG: &str = "warn,tooltable::calls=info";
 
 /// Where the driver and the servers run.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -152,10 +160,13 @@ fn parse_args() -> Result<Options, String> {
         return Err("--calls must be at least 1".into());
     }
     let servers = vec![
-        Server { name: "floor", program: floor, args: vec![] },
-        Server { name: "tooltable", program: tooltable, args: vec!["mcp"] },
-        Server { name: "rmcp-default", program: rmcp_default, args: vec![] },
-        Server { name: "rmcp-tuned", program: rmcp_tuned, args: vec![] },
+        Server { name: "floor", program: floor, args: vec![], log_filter: None },
+        // Like the floor and rmcp, which write nothing per call: the engine's own cost.
+        Server { name: "tooltable", program: tooltable.clone(), args: vec!["mcp"], log_filter: Some("warn") },
+        // The command line's default filter, which writes the call log (a line per call).
+        Server { name: "tooltable+log", program: tooltable, args: vec!["mcp"], log_filter: Some(DEFAULT_LOG) },
+        Server { name: "rmcp-default", program: rmcp_default, args: vec![], log_filter: None },
+        Server { name: "rmcp-tuned", program: rmcp_tuned, args: vec![], log_filter: None },
     ];
     Ok(Options { placements, calls, warmup, rounds, slice, only, build_times, repo, bench, servers })
 }
@@ -189,6 +200,9 @@ impl Client {
             use std::os::unix::process::CommandExt;
             // SAFETY: sched_setaffinity is async-signal-safe; nothing is allocated after fork.
             unsafe { command.pre_exec(move || pin(&[cpu])) };
+        }
+        if let Some(filter) = server.log_filter {
+            command.env("RUST_LOG", filter);
         }
         let mut child = command
             .args(&server.args)
@@ -393,13 +407,13 @@ fn run_round(
 /// The table of each server's best round, and the ratios against the targets.
 fn report(servers: &[&Server], best: &[Option<Run>]) {
     println!(
-        "\n{:<13} {:>10} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
+        "\n{:<14} {:>10} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
         "server", "calls/s", "p50 µs", "p99 µs", "mean µs", "idle RSS", "RSS after", "threads"
     );
     for (server, run) in servers.iter().zip(best) {
         let r = run.as_ref().expect("every server ran");
         println!(
-            "{:<13} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>10} {:>8}",
+            "{:<14} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>10} {:>10} {:>8}",
             server.name,
             r.calls_per_sec,
             r.p50_us,
@@ -425,6 +439,10 @@ fn report(servers: &[&Server], best: &[Option<Run>]) {
     if let Some(fl) = get("floor") {
         let x = fl.calls_per_sec / tt.calls_per_sec;
         println!("  tooltable / floor time per call       {x:>6.2}x   target <= 1.2x   {}", verdict(x <= 1.2));
+        if let Some(logged) = get("tooltable+log") {
+            let x = fl.calls_per_sec / logged.calls_per_sec;
+            println!("  (tooltable+log / floor time per call  {x:>6.2}x: the call log's line per call included)");
+        }
     }
     // Medians move far less than means on a shared machine: shown beside, for reference.
     let p50 = |name: &str| get(name).map(|r| r.p50_us);
@@ -533,7 +551,7 @@ fn main() -> ExitCode {
             };
             for (i, run) in runs.into_iter().enumerate() {
                 println!(
-                    "  round {} {:<13} {:>9.0} calls/s  p50 {:>6.1} µs  p99 {:>6.1} µs",
+                    "  round {} {:<14} {:>9.0} calls/s  p50 {:>6.1} µs  p99 {:>6.1} µs",
                     round + 1,
                     servers[i].name,
                     run.calls_per_sec,

@@ -198,17 +198,20 @@ fn server_on(models: Models, mode: Mode) -> Result<Server<Models>, TableError> {
                 Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
             },
         );
-    let schemas: [(&str, &str, &str, fn() -> &'static Value); 2] = [
-        ("valem://schema/model-spec", "model-spec-schema", "The full ModelSpec JSON Schema", spec_schema::model_spec),
+    let schemas: [(Resource, SchemaOf); 2] = [
         (
-            "valem://schema/spec-evolution",
-            "spec-evolution-schema",
-            "The SpecEvolution JSON Schema",
+            Resource::new("valem://schema/model-spec", "model-spec-schema")
+                .description("The full ModelSpec JSON Schema"),
+            spec_schema::model_spec,
+        ),
+        (
+            Resource::new("valem://schema/spec-evolution", "spec-evolution-schema")
+                .description("The SpecEvolution JSON Schema"),
             spec_schema::spec_evolution,
         ),
     ];
-    for (uri, name, description, schema) in schemas {
-        let resource = Resource::new(uri, name).description(description).mime_type("application/json");
+    for (resource, schema) in schemas {
+        let resource = resource.mime_type("application/json");
         builder = builder.resource(resource, move |_, req| async move {
             let text = serde_json::to_string_pretty(schema()).unwrap_or_default();
             Ok(vec![ResourceContents::text(req.uri, "application/json", text)])
@@ -243,6 +246,9 @@ async fn read_state(cx: tooltable::Cx<Models>, id: String) -> Result<Value, Erro
         Output::Content(_) => Err(Error::new(ErrorKind::Internal, "get_state answered no JSON")),
     }
 }
+
+/// A bundled schema, built on first read.
+type SchemaOf = fn() -> &'static Value;
 
 fn example_names() -> String {
     resources::EXAMPLES.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")

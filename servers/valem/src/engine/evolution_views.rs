@@ -19,10 +19,10 @@ pub fn apply(spec: &mut Map<String, Value>, evolution: &Map<String, Value>) -> R
         Some(Value::Object(d)) => d,
         _ => Map::new(),
     };
-    if let Some(upserts) = evolution.get("upsertViews").and_then(Value::as_array) {
-        if let Some(n) = upserts.iter().position(|v| v.get("id").and_then(Value::as_str).is_none()) {
-            return invalid(format!("`upsertViews[{n}]` has no `id`"));
-        }
+    if let Some(upserts) = evolution.get("upsertViews").and_then(Value::as_array)
+        && let Some(n) = upserts.iter().position(|v| v.get("id").and_then(Value::as_str).is_none())
+    {
+        return invalid(format!("`upsertViews[{n}]` has no `id`"));
     }
     list(&mut definition, evolution, "views", "Views", &|v: &Value| {
         v.get("id").and_then(Value::as_str).map(str::to_owned)

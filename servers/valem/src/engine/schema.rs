@@ -180,7 +180,7 @@ pub fn check_value(root: &Value, path: &Path, value: &Value, meta: Option<&Map<S
 /// 2020-12 has an array), so the validator sees plain 2020-12.
 fn strip_annotations(mut schema: Value) -> Value {
     if let Value::Object(m) = &mut schema {
-        m.retain(|k, v| !k.starts_with("x-valem-") && !(k == "required" && v.is_boolean()));
+        m.retain(|k, v| !k.starts_with("x-valem-") && (k != "required" || !v.is_boolean()));
     }
     schema
 }

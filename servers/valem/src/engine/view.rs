@@ -67,7 +67,7 @@ impl Render<'_> {
         }
         let visible = match c.get("visible") {
             Some(Value::Bool(b)) => *b,
-            Some(Value::String(expr)) => self.eval(expr).map_or(true, |v| is_truthy(v.as_ref())),
+            Some(Value::String(expr)) => self.eval(expr).is_none_or(|v| is_truthy(v.as_ref())),
             _ => meta("relevant").is_none_or(|v| is_truthy(Some(&v))),
         };
         let flag = |field: &str, property: &str| match c.get(field) {

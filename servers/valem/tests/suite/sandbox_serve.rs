@@ -69,7 +69,7 @@ impl<'r> Caller<'r> {
         let (status, text) = self.send(Method::POST, "/mcp", Some(&body), &headers);
         assert_eq!(status, 200, "{text}");
         // A JSON body, or an event stream whose last data line is the response.
-        let json = text.lines().filter_map(|l| l.strip_prefix("data:")).last().unwrap_or(&text).trim().to_owned();
+        let json = text.lines().filter_map(|l| l.strip_prefix("data:")).next_back().unwrap_or(&text).trim().to_owned();
         let answer: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {text}"));
         let result = &answer["result"];
         let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {answer}"));

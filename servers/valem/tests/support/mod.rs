@@ -9,6 +9,7 @@ pub mod mcp_client;
 pub mod peer;
 pub mod postgres;
 pub mod rest;
+#[allow(dead_code, reason = "shared with the golden sessions, which alone use the approving host")]
 pub mod sandbox_host;
 pub mod scratch;
 pub mod served;

@@ -227,6 +227,7 @@ impl<S: Send + Sync + 'static> ServerBuilder<S> {
         unique(self.prompts.iter().map(|p| p.prompt.name.as_str()), "prompt")?;
         let server = Server(Arc::new(ServerInner {
             table: Table::new(self.tools)?,
+            result_meta: crate::engine::stateless::result_meta(&self.info),
             info: self.info,
             instructions: self.instructions,
             state: self.state,

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::api::context::{Cx, RequestContext, ServerSide};
 use crate::api::descriptor::{DynamicHandler, DynamicTool};
@@ -58,6 +59,8 @@ pub(crate) struct ServerInner<S> {
     next_session: AtomicU64,
     /// Told of every resource a session subscribes to (a forwarding server follows it upstream).
     subscription_observer: Option<SubscriptionObserver>,
+    /// The `_meta` of every 2026-07-28 result, written once.
+    result_meta: Box<RawValue>,
 }
 
 /// What [`Server::observe_subscriptions`] calls with the URI of each subscription a session makes;
@@ -102,6 +105,10 @@ impl<S: Send + Sync + 'static> Server<S> {
     /// The name and version given in `initialize`.
     pub fn info(&self) -> &ServerInfo {
         &self.0.info
+    }
+    /// The `_meta` of every 2026-07-28 result: the server's identity.
+    pub(crate) fn result_meta(&self) -> &RawValue {
+        &self.0.result_meta
     }
     /// The instructions given in `initialize`.
     pub fn instructions(&self) -> Option<&str> {

@@ -137,14 +137,14 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(&id) {
             // Sent under the lock, so no progress for this request can follow the response.
-            let info = self.server.info();
+            let meta = self.server.result_meta();
             match result {
                 Ok(Reply::InputRequired(input)) => {
-                    let result = StatelessResult::input_required(input, info);
+                    let result = StatelessResult::input_required(input, meta);
                     self.send(jsonrpc::result(&id, &result), Destination::Response(id));
                 }
                 Ok(Reply::Task(task)) => {
-                    let result = StatelessResult::task(task, info);
+                    let result = StatelessResult::task(task, meta);
                     self.send(jsonrpc::result(&id, &result), Destination::Response(id));
                 }
                 Ok(Reply::Complete(value)) => self.answer(id, Ok(value), &call.scope.era),

@@ -251,7 +251,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             (Ok(v), RequestEra::Handshake) => jsonrpc::result(&id, v),
             (Ok(v), RequestEra::Stateless(meta)) => {
                 let server = self.server.config();
-                jsonrpc::result(&id, &StatelessResult::complete(v, meta, self.server.info(), server.cache))
+                jsonrpc::result(&id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
             }
             (Err(e), _) => jsonrpc::error(Some(&id), e),
         };

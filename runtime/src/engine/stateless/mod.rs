@@ -19,8 +19,8 @@ use crate::engine::params::{self, Field, Object};
 use request_state::StateKey;
 use rounds::RoundInput;
 
-pub(crate) use result::StatelessResult;
 pub use result::{CacheHint, CacheScope};
+pub(crate) use result::{StatelessResult, result_meta};
 
 /// The revisions whose requests carry their own `_meta` instead of a handshake.
 pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
@@ -47,7 +47,7 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) cacheable: bool,
     /// What the request brought of earlier rounds, for a request that can ask the client.
-    pub(crate) input: Option<RoundInput>,
+    pub(crate) input: Option<Arc<RoundInput>>,
 }
 
 /// The params of any request, as far as its era is concerned.
@@ -105,9 +105,9 @@ pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) 
                 .ok_or_else(|| RpcError::invalid_params(format!("unknown log level {level}")))?,
         ),
     };
-    let input = match ASKING.contains(&method) {
-        true => Some(RoundInput::read(method, params, key)?),
-        false => None,
+    let input = match ASKING.iter().copied().find(|asking| *asking == method) {
+        Some(asking) => Some(Arc::new(RoundInput::read(asking, params, key)?)),
+        None => None,
     };
     Ok(RequestEra::Stateless(Arc::new(RequestMeta {
         version,

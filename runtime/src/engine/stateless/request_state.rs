@@ -109,34 +109,70 @@ impl std::fmt::Display for StateError {
 }
 
 /// What a request's state is bound to: its method and its parameters, less what changes between
-/// rounds (`_meta`, `inputResponses`, `requestState`), with object keys in sorted order so that a
-/// client that reorders them is still the same request.
-pub(crate) fn request_digest(method: &str, params: &Option<Value>) -> String {
-    let mut bound = params.clone().unwrap_or(Value::Null);
-    if let Some(p) = bound.as_object_mut() {
-        for key in ["_meta", "inputResponses", "requestState"] {
-            p.remove(key);
-        }
-    }
-    let mut hasher = Sha256::new();
-    hasher.update(method.as_bytes());
-    hasher.update([0]);
-    hasher.update(canonical(&bound).as_bytes());
-    URL_SAFE_NO_PAD.encode(hasher.finalize())
+/// rounds (`_meta`, `inputResponses`, `requestState`), written with object keys in sorted order so
+/// that a client that reorders them is still the same request. Digested only when a state is
+/// opened or sealed: most requests never ask the client, and the digest costs more than the text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BoundRequest {
+    method: &'static str,
+    params: Vec<u8>,
 }
 
-fn canonical(value: &Value) -> String {
+/// The params a request's state is not bound to.
+const UNBOUND: [&str; 3] = ["_meta", "inputResponses", "requestState"];
+
+impl BoundRequest {
+    pub(crate) fn new(method: &'static str, params: &Option<Value>) -> Self {
+        let mut text = Vec::with_capacity(128);
+        write_canonical(&mut text, params.as_ref().unwrap_or(&Value::Null), &UNBOUND);
+        BoundRequest { method, params: text }
+    }
+
+    /// The digest a state carries.
+    pub(crate) fn digest(&self) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(self.method.as_bytes());
+        hasher.update([0]);
+        hasher.update(&self.params);
+        URL_SAFE_NO_PAD.encode(hasher.finalize())
+    }
+}
+
+/// `value` as compact JSON with the keys of every object sorted, less the members of the outer
+/// object named in `skipped`.
+fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let fields: Vec<String> =
-                keys.iter().map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&map[*k]))).collect();
-            format!("{{{}}}", fields.join(","))
+            let mut members: Vec<_> = map.iter().filter(|(k, _)| !skipped.contains(&k.as_str())).collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, value)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(out, key);
+                out.push(b':');
+                write_canonical(out, value, &[]);
+            }
+            out.push(b'}');
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(canonical).collect::<Vec<_>>().join(",")),
-        other => other.to_string(),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(out, item, &[]);
+            }
+            out.push(b']');
+        }
+        scalar => write_json(out, scalar),
     }
+}
+
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Strings and JSON values always serialize, and writing to memory cannot fail.
+    let _ = serde_json::to_writer(out, value);
 }
 
 fn now_secs() -> u64 {
@@ -149,21 +185,37 @@ mod tests {
 
     use super::*;
 
+    fn request_digest(method: &'static str, params: Value) -> String {
+        BoundRequest::new(method, &Some(params)).digest()
+    }
+
     #[test]
     fn a_sealed_state_opens_only_for_its_request_and_key() {
         let key = StateKey::random();
-        let request = request_digest("tools/call", &Some(json!({ "name": "t", "arguments": { "a": 1, "b": 2 } })));
+        let request = request_digest("tools/call", json!({ "name": "t", "arguments": { "a": 1, "b": 2 } }));
         let answers: Map<String, Value> = [("k".to_owned(), json!({ "action": "accept" }))].into_iter().collect();
         let state = key.seal(&request, &answers);
         assert_eq!(key.open(&state, &request), Ok(answers));
 
-        let reordered = request_digest("tools/call", &Some(json!({ "arguments": { "b": 2, "a": 1 }, "name": "t" })));
+        let reordered = request_digest("tools/call", json!({ "arguments": { "b": 2, "a": 1 }, "name": "t" }));
         assert_eq!(reordered, request, "key order is not part of the request");
-        let other = request_digest("tools/call", &Some(json!({ "name": "t", "arguments": { "a": 2, "b": 2 } })));
+        let other = request_digest("tools/call", json!({ "name": "t", "arguments": { "a": 2, "b": 2 } }));
         assert_eq!(key.open(&state, &other), Err(StateError::Foreign));
         assert_eq!(key.open(&format!("{state}-TAMPERED"), &request), Err(StateError::Tampered));
         assert_eq!(StateKey::random().open(&state, &request), Err(StateError::Tampered));
         assert_eq!(key.open("not a state", &request), Err(StateError::Tampered));
+    }
+
+    #[test]
+    fn a_request_is_bound_as_sorted_compact_json_less_what_changes_between_rounds() {
+        let params = json!({ "name": "t", "arguments": { "b": [1, { "d": 1, "c": "x\"" }], "a": null },
+                             "_meta": { "k": 1 }, "requestState": "s", "inputResponses": {} });
+        let bound = BoundRequest::new("tools/call", &Some(params));
+        assert_eq!(
+            String::from_utf8(bound.params).unwrap(),
+            r#"{"arguments":{"a":null,"b":[1,{"c":"x\"","d":1}]},"name":"t"}"#
+        );
+        assert_eq!(BoundRequest::new("tools/call", &None).params, b"null");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! server's identity in `_meta`, and cache hints on the results a client may cache.
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::RequestMeta;
 use crate::engine::server::ServerInfo;
@@ -42,8 +43,9 @@ pub(crate) struct StatelessResult<'a, T> {
     result_type: &'static str,
     #[serde(flatten)]
     value: T,
+    /// [`result_meta`], written once.
     #[serde(rename = "_meta")]
-    meta: ResultMeta<'a>,
+    meta: &'a RawValue,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     cache: Option<CacheHint>,
 }
@@ -54,24 +56,25 @@ struct ResultMeta<'a> {
     server_info: &'a ServerInfo,
 }
 
+/// The `_meta` of every result of a server: its identity.
+pub(crate) fn result_meta(info: &ServerInfo) -> Box<RawValue> {
+    // A struct of two strings always serializes.
+    serde_json::value::to_raw_value(&ResultMeta { server_info: info }).unwrap_or_default()
+}
+
 impl<'a, T: Serialize> StatelessResult<'a, T> {
     /// A complete result; cache hints on a request for a cacheable one.
-    pub(crate) fn complete(value: T, meta: &RequestMeta, info: &'a ServerInfo, cache: CacheHint) -> Self {
-        StatelessResult {
-            result_type: "complete",
-            value,
-            meta: ResultMeta { server_info: info },
-            cache: meta.cacheable.then_some(cache),
-        }
+    pub(crate) fn complete(value: T, request: &RequestMeta, meta: &'a RawValue, cache: CacheHint) -> Self {
+        StatelessResult { result_type: "complete", value, meta, cache: request.cacheable.then_some(cache) }
     }
 
     /// A `CreateTaskResult`: the task that will compute the result; never cached.
-    pub(crate) fn task(value: T, info: &'a ServerInfo) -> Self {
-        StatelessResult { result_type: "task", value, meta: ResultMeta { server_info: info }, cache: None }
+    pub(crate) fn task(value: T, meta: &'a RawValue) -> Self {
+        StatelessResult { result_type: "task", value, meta, cache: None }
     }
 
     /// A round that needs the client's input first: never cached.
-    pub(crate) fn input_required(value: T, info: &'a ServerInfo) -> Self {
-        StatelessResult { result_type: "input_required", value, meta: ResultMeta { server_info: info }, cache: None }
+    pub(crate) fn input_required(value: T, meta: &'a RawValue) -> Self {
+        StatelessResult { result_type: "input_required", value, meta, cache: None }
     }
 }

@@ -5,14 +5,14 @@
 //! again from the start, and this time each question already answered returns its answer at
 //! once, so the tool gets one step further each round (see docs/architecture.md).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
-use super::request_state::{self, StateKey};
+use super::request_state::{BoundRequest, StateKey};
 use crate::api::context::InputRequest;
 use crate::api::lock;
 use crate::engine::jsonrpc::RpcError;
@@ -25,7 +25,7 @@ pub(crate) const MAX_INPUTS: usize = 64;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RoundInput {
     /// What the request's state is bound to.
-    request: String,
+    request: BoundRequest,
     answers: Map<String, Value>,
 }
 
@@ -39,12 +39,14 @@ struct RoundParams {
 
 impl RoundInput {
     /// The answers of `requestState` (checked) and of `inputResponses`, for a request that can ask.
-    pub(crate) fn read(method: &str, params: &Option<Value>, key: &StateKey) -> Result<Self, RpcError> {
-        let request = request_state::request_digest(method, params);
+    pub(crate) fn read(method: &'static str, params: &Option<Value>, key: &StateKey) -> Result<Self, RpcError> {
+        let request = BoundRequest::new(method, params);
         let round: RoundParams = params::read_ref(params);
         let mut answers = match round.request_state {
             Field::Absent | Field::Null => Map::new(),
-            Field::Given(state) => key.open(&state, &request).map_err(|e| RpcError::invalid_params(e.to_string()))?,
+            Field::Given(state) => {
+                key.open(&state, &request.digest()).map_err(|e| RpcError::invalid_params(e.to_string()))?
+            }
             Field::Invalid => return Err(RpcError::invalid_params("requestState must be the string the server sent")),
         };
         match round.input_responses {
@@ -63,7 +65,7 @@ impl RoundInput {
 
 /// One round of a running request: the answers it has and the questions it still needs.
 pub(crate) struct Round {
-    input: RoundInput,
+    input: Arc<RoundInput>,
     asked: Mutex<Map<String, Value>>,
     next_key: AtomicUsize,
     /// Signalled when the tool asked something it has no answer for.
@@ -85,7 +87,7 @@ pub(crate) fn question(q: &InputRequest) -> Value {
 }
 
 impl Round {
-    pub(crate) fn new(input: RoundInput) -> Self {
+    pub(crate) fn new(input: Arc<RoundInput>) -> Self {
         Round {
             input,
             asked: Mutex::new(Map::new()),
@@ -127,7 +129,10 @@ impl Round {
     /// The `input_required` result: the questions asked, and the state that carries the answers.
     pub(crate) fn input_required(&self, key: &StateKey) -> InputRequired {
         let asked = std::mem::take(&mut *lock(&self.asked));
-        InputRequired { input_requests: asked, request_state: key.seal(&self.input.request, &self.input.answers) }
+        InputRequired {
+            input_requests: asked,
+            request_state: key.seal(&self.input.request.digest(), &self.input.answers),
+        }
     }
 }
 

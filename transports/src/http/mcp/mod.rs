@@ -11,7 +11,7 @@ pub(crate) mod streams;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
@@ -24,8 +24,9 @@ use streams::FirstAnswer;
 
 /// The methods `/mcp` serves.
 pub(crate) const METHODS: &str = "GET, POST, DELETE";
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
+// Named once: a header looked up by a string is parsed and checked on every request.
+const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// Who sent a request: the client's address (which the session caps count by) and what each of
 /// its messages comes with (the principal its credentials name).

@@ -5,10 +5,12 @@
 //! listen, which has no answer to wait for, ends as soon as its client hangs up and when the
 //! server shuts down.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use hyper::header::{AsHeaderName, HeaderName};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
@@ -19,16 +21,19 @@ use super::super::body::{self, HttpResponse, StreamOwner};
 use super::super::connections::Hangup;
 use super::{Answered, VERSION_HEADER, exchange, rpc_error};
 
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
+
 /// Whether a POST with no session speaks the stateless revision: by its header or its `_meta`.
 pub(super) fn speaks(headers: &HeaderMap, message: &Message) -> bool {
-    let by_header = header(headers, VERSION_HEADER).is_some_and(|v| !is_handshake_version(v));
-    let by_meta = match message {
-        Message::Request { params, .. } | Message::Notification { params, .. } => {
-            params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROTOCOL_VERSION)).is_some()
+    let by_header = header(headers, &VERSION_HEADER).is_some_and(|v| !is_handshake_version(v));
+    by_header
+        || match message {
+            Message::Request { params, .. } | Message::Notification { params, .. } => {
+                params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROTOCOL_VERSION)).is_some()
+            }
+            Message::Response { .. } => false,
         }
-        Message::Response { .. } => false,
-    };
-    by_header || by_meta
 }
 
 fn is_handshake_version(v: &str) -> bool {
@@ -68,6 +73,11 @@ pub(super) async fn post<S: Send + Sync + 'static>(
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the
 /// revision refuses (bad `_meta`, version, capability, headers), else 200.
 fn error_status(answer: &str) -> StatusCode {
+    // The engine writes every key plainly: an answer without this text is no error, and most
+    // answers are results, spared a second parse.
+    if !answer.contains("\"error\"") {
+        return StatusCode::OK;
+    }
     #[derive(serde::Deserialize)]
     struct Answer {
         error: Option<Code>,
@@ -97,9 +107,10 @@ fn check_headers<S: Send + Sync + 'static>(
     method: &str,
     params: &Option<Value>,
 ) -> Result<(), RpcError> {
-    let field = |name: &str| params.as_ref().and_then(|p| p.get(name));
+    let params = params.as_ref().and_then(Value::as_object);
+    let field = |name: &str| params.and_then(|p| p.get(name));
     let version =
-        header(headers, VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
+        header(headers, &VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
     if let Some(body_version) = field("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).and_then(Value::as_str)
         && body_version != version
     {
@@ -107,7 +118,7 @@ fn check_headers<S: Send + Sync + 'static>(
             "the MCP-Protocol-Version header {version:?} does not match the body's {body_version:?}"
         )));
     }
-    match header(headers, "mcp-method") {
+    match header(headers, &METHOD_HEADER) {
         None => return Err(mismatch("the Mcp-Method header is missing")),
         Some(m) if m != method => {
             return Err(mismatch(format!("the Mcp-Method header {m:?} does not match the body's {method:?}")));
@@ -120,8 +131,9 @@ fn check_headers<S: Send + Sync + 'static>(
         "tasks/get" | "tasks/update" | "tasks/cancel" => field("taskId"),
         _ => None,
     };
-    if let Some(name) = named.and_then(Value::as_str) {
-        match header(headers, "mcp-name").map(decoded) {
+    let named = named.and_then(Value::as_str);
+    if let Some(name) = named {
+        match header(headers, &NAME_HEADER).map(decoded) {
             None => return Err(mismatch("the Mcp-Name header is missing")),
             Some(Err(e)) => return Err(mismatch(format!("the Mcp-Name header: {e}"))),
             Some(Ok(h)) if h != name => {
@@ -131,7 +143,7 @@ fn check_headers<S: Send + Sync + 'static>(
         }
     }
     if method == "tools/call"
-        && let (Some(name), Some(args)) = (field("name").and_then(Value::as_str), field("arguments"))
+        && let (Some(name), Some(args)) = (named, field("arguments"))
         && let Some(tool) = cx.server.table().get(name)
     {
         check_param_headers(headers, &tool.descriptor.input_schema, args)?;
@@ -142,14 +154,16 @@ fn check_headers<S: Send + Sync + 'static>(
 /// Each property the schema marks `x-mcp-header` (reached through `properties` alone) whose
 /// argument is present and not null must come as `Mcp-Param-{name}` with the same value.
 fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Result<(), RpcError> {
-    let mut stack = vec![(schema, args)];
-    while let Some((schema, value)) = stack.pop() {
+    // Only an object argument can hold marked properties further down: most calls, whose
+    // arguments are scalars, never allocate the stack.
+    let (mut next, mut stack) = (Some((schema, args)), Vec::new());
+    while let Some((schema, value)) = next.take().or_else(|| stack.pop()) {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else { continue };
         for (key, property) in properties {
             let Some(arg) = value.get(key).filter(|v| !v.is_null()) else { continue };
             if let Some(name) = property.get("x-mcp-header").and_then(Value::as_str) {
                 let header_name = format!("mcp-param-{}", name.to_ascii_lowercase());
-                let given = match header(headers, &header_name).map(decoded) {
+                let given = match header(headers, header_name.as_str()).map(decoded) {
                     None => return Err(mismatch(format!("the Mcp-Param-{name} header is missing"))),
                     Some(Err(e)) => return Err(mismatch(format!("the Mcp-Param-{name} header: {e}"))),
                     Some(Ok(given)) => given,
@@ -158,7 +172,9 @@ fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Res
                     return Err(mismatch(format!("the Mcp-Param-{name} header does not match the argument `{key}`")));
                 }
             }
-            stack.push((property, arg));
+            if arg.is_object() {
+                stack.push((property, arg));
+            }
         }
     }
     Ok(())
@@ -176,18 +192,19 @@ fn same_value(header: &str, arg: &Value) -> bool {
 }
 
 /// A header's text, when it is valid visible ASCII.
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// A mirrored value, Base64 sentinel (`=?base64?...?=`) decoded.
-fn decoded(value: &str) -> Result<String, String> {
+fn decoded(value: &str) -> Result<Cow<'_, str>, String> {
     match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
         Some(encoded) => STANDARD
             .decode(encoded)
             .map_err(|e| format!("invalid Base64: {e}"))
-            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "the decoded value is not UTF-8".to_owned())),
-        None => Ok(value.to_owned()),
+            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "the decoded value is not UTF-8".to_owned()))
+            .map(Cow::Owned),
+        None => Ok(Cow::Borrowed(value)),
     }
 }
 
@@ -202,8 +219,8 @@ mod tests {
 
     #[test]
     fn mirrored_values_are_decoded_and_compared_as_the_body_holds_them() {
-        assert_eq!(decoded("us-west1"), Ok("us-west1".to_owned()));
-        assert_eq!(decoded("=?base64?SGVsbG8sIOS4lueVjA==?="), Ok("Hello, 世界".to_owned()));
+        assert_eq!(decoded("us-west1").as_deref(), Ok("us-west1"));
+        assert_eq!(decoded("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(), Ok("Hello, 世界"));
         assert!(decoded("=?base64?!!?=").is_err());
         assert!(same_value("42", &json!(42)) && same_value("42.0", &json!(42)) && !same_value("43", &json!(42)));
         assert!(same_value("true", &json!(true)) && !same_value("True", &json!(true)));

@@ -170,7 +170,13 @@ pub(crate) async fn read_limited<B: RequestBody>(
         response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
         response
     };
-    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+    let mut collect = std::pin::pin!(Limited::new(body, limit).collect());
+    // A body that came with its head (most do) is read whole at once, with no timer to set.
+    let read = match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
+        Poll::Ready(read) => Ok(read),
+        Poll::Pending => tokio::time::timeout(timeout, collect).await,
+    };
+    match read {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
             Err(refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))

@@ -231,7 +231,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         if self.part == Part::Whole
             && let Some(handler) = self.nested(path)
         {
-            return nested(cx, handler, req).await;
+            return Box::pin(nested(cx, handler, req)).await;
         }
         // A CORS preflight carries no credentials by design; it reveals only the allowed methods.
         let preflight = req.method() == Method::OPTIONS;
@@ -250,7 +250,9 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             } else if preflight {
                 Ok(None)
             } else {
-                oauth.authenticate(req.headers(), req.uri().query()).await.map(Some)
+                // Boxed, as are the other branches most requests do not take: hyper moves the
+                // whole answer's future a few times per request, and its size is its largest state.
+                Box::pin(oauth.authenticate(req.headers(), req.uri().query())).await.map(Some)
             };
             match answer {
                 Ok(caller) => principal = caller,

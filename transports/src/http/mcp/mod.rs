@@ -60,7 +60,7 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
 
 /// An `MCP-Protocol-Version` this server does not speak is refused (absent means 2025-03-26).
 fn check_version(headers: &HeaderMap) -> Result<(), HttpResponse> {
-    match headers.get(VERSION_HEADER).map(|v| v.to_str().unwrap_or("")) {
+    match headers.get(&VERSION_HEADER).map(|v| v.to_str().unwrap_or("")) {
         Some(v) if !SUPPORTED_VERSIONS.contains(&v) => Err(body::error(
             StatusCode::BAD_REQUEST,
             format!("unsupported MCP-Protocol-Version {v:?}; supported: {}", SUPPORTED_VERSIONS.join(", ")),
@@ -69,13 +69,24 @@ fn check_version(headers: &HeaderMap) -> Result<(), HttpResponse> {
     }
 }
 
-fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers.get_all(ACCEPT).iter().any(|v| {
-        v.to_str().unwrap_or("").split(',').any(|item| {
-            let item = item.split(';').next().unwrap_or("").trim();
-            item == mime || item == "*/*"
-        })
-    })
+/// Which of the two kinds of answer `/mcp` gives a request's `Accept` takes.
+struct Accepts {
+    json: bool,
+    event_stream: bool,
+}
+
+/// Reads `Accept` once for both kinds.
+fn accepts(headers: &HeaderMap) -> Accepts {
+    let mut accepts = Accepts { json: false, event_stream: false };
+    for item in headers.get_all(ACCEPT).iter().flat_map(|v| v.to_str().unwrap_or("").split(',')) {
+        match item.split(';').next().unwrap_or("").trim() {
+            "*/*" => return Accepts { json: true, event_stream: true },
+            "application/json" => accepts.json = true,
+            "text/event-stream" => accepts.event_stream = true,
+            _ => {}
+        }
+    }
+    accepts
 }
 
 fn rpc_error(status: StatusCode, id: Option<&jsonrpc::RequestId>, error: &RpcError) -> HttpResponse {
@@ -109,8 +120,9 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
 ) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
-    let json_ok = !headers.contains_key(ACCEPT) || accepts(&headers, "application/json");
-    let streamable = accepts(&headers, "text/event-stream");
+    let accepted = accepts(&headers);
+    let json_ok = accepted.json || !headers.contains_key(ACCEPT);
+    let streamable = accepted.event_stream;
     if !json_ok && !streamable {
         return body::error(StatusCode::NOT_ACCEPTABLE, "accept application/json and text/event-stream");
     }
@@ -138,7 +150,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             return response;
         }
         let authorize = |member: &Message| auth::scopes::authorize_message(cx, &caller.context, member);
-        return batch::post(&http, bytes, &caller.context, authorize).await;
+        return Box::pin(batch::post(&http, bytes, &caller.context, authorize)).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
@@ -146,14 +158,14 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             if let Err(response) = check_version(&headers) {
                 return response;
             }
-            return undecodable(cx, &headers, caller, e).await;
+            return Box::pin(undecodable(cx, &headers, caller, e)).await;
         }
     };
     if let Err(refusal) = auth::scopes::authorize_message(cx, &caller.context, &message) {
         return refusal;
     }
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return stateless::post(cx, &headers, message, streamable, caller, head.extensions.get()).await;
+        return Box::pin(stateless::post(cx, &headers, message, streamable, caller, head.extensions.get())).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;
@@ -262,7 +274,7 @@ fn get<S: Send + Sync + 'static, B: RequestBody>(
     req: &Request<B>,
     caller: &Caller,
 ) -> HttpResponse {
-    if !accepts(req.headers(), "text/event-stream") {
+    if !accepts(req.headers()).event_stream {
         return body::error(StatusCode::NOT_ACCEPTABLE, "GET /mcp opens an event stream: accept text/event-stream");
     }
     let http = match session(cx, req.headers(), caller) {

@@ -188,6 +188,28 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
         #vis const #ident: #ident = #ident {};
     };
 
+    // Arguments read straight from their text, where the schema is the argument type's own.
+    let call_text = match &attr.input_schema {
+        Some(_) => quote!(),
+        None => quote! {
+            fn call_text(
+                &self,
+                __cx: ::tooltable::Cx<#state>,
+                __text: &str,
+            ) -> ::core::result::Result<
+                ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::Outcome>,
+                ::tooltable::Cx<#state>,
+            > {
+                match ::tooltable::__private::parse_text::<#args_ty>(__text) {
+                    ::core::option::Option::Some(#args_binding) => {
+                        ::core::result::Result::Ok(::std::boxed::Box::pin(async move { #into_result }))
+                    }
+                    ::core::option::Option::None => ::core::result::Result::Err(__cx),
+                }
+            }
+        },
+    };
+
     quote! {
         #[allow(non_camel_case_types)]
         #(#docs)*
@@ -247,6 +269,8 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
                     #into_result
                 })
             }
+
+            #call_text
         }
     }
 }

@@ -98,6 +98,11 @@ pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, Outcome> {
     })
 }
 
+/// Reads arguments straight from their text, for a tool whose schema serde enforces whole.
+pub fn parse_text<T: ParsedArgs>(text: &str) -> Option<T> {
+    serde_json::from_str(text).ok()
+}
+
 /// Turns what the function returned into the table's outcome.
 pub fn into_result<R: Returned>(r: R) -> Outcome {
     r.into_result()

@@ -83,6 +83,16 @@ pub trait Tool<S>: Send + Sync + 'static {
     fn meta(&self) -> ToolMeta;
     /// Runs the tool on JSON arguments (deserialisation failures become invalid-input failures).
     fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Result<Output, Error>>;
+
+    /// Runs the tool on the text of a JSON object of arguments, read straight into its argument
+    /// type; only for a tool whose inputSchema is its argument type's. `Err` hands the context
+    /// back when they do not read as that type (or the tool reads no text): the caller then
+    /// checks them against the schema and calls [`Tool::call`], which says what is wrong.
+    #[doc(hidden)]
+    fn call_text(&self, cx: Cx<S>, args: &str) -> Result<BoxFuture<'static, Result<Output, Error>>, Cx<S>> {
+        let _ = args;
+        Err(cx)
+    }
 }
 
 /// The tools of a server, in the order `tools/list` shows them: a list of boxed [`Tool`]s for

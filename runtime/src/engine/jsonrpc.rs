@@ -18,6 +18,7 @@
 mod envelope;
 mod frame;
 mod prefix;
+pub(crate) mod raw_request;
 
 pub use frame::{error, notification, request, result};
 pub use prefix::request_id_of_prefix;

@@ -42,7 +42,7 @@ impl<R: BufRead> LineReader<R> {
                     None => Some(Line::Message(trim_cr(&self.line))),
                 });
             }
-            let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            let (chunk, done) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..i], true),
                 None => (available, false),
             };

@@ -28,7 +28,7 @@ pub(super) struct Envelope<'a> {
 }
 
 /// A field that is present, whatever its value, `null` included.
-fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Scalar<'a>>, D::Error> {
+pub(super) fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Scalar<'a>>, D::Error> {
     Scalar::deserialize(d).map(Some)
 }
 

@@ -1,17 +1,24 @@
 //! The params of `tools/call` as the call takes them: the tool's name, the request's `_meta`, and
-//! the arguments, taken out whole (they can be large, and only the call reads them).
+//! the arguments, taken out whole (they can be large, and only the call reads them), as a value or
+//! as their text.
 
-use serde::Deserialize;
+use std::borrow::Cow;
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
+use crate::engine::jsonrpc::raw_request;
 use crate::engine::params::{Field, Object, RequestMeta};
+use crate::engine::table::Arguments;
 
 /// What a `tools/call` request gives the call.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct CallParams {
     pub(crate) name: Field<String>,
     pub(crate) meta: Field<Object<RequestMeta>>,
-    pub(crate) arguments: Option<Value>,
+    pub(crate) arguments: Option<Arguments>,
 }
 
 impl CallParams {
@@ -36,7 +43,75 @@ impl CallParams {
                 _ => {}
             }
         }
-        CallParams { name: field(name), meta: field(meta), arguments }
+        CallParams { name: field(name), meta: field(meta), arguments: arguments.map(Arguments::Value) }
+    }
+}
+
+/// The params of a `tools/call` read from its message's text, the arguments kept as text: for
+/// [`raw_request::read`], which reads each member here as a value would be read.
+pub(crate) struct TextParams(pub(crate) CallParams);
+
+impl<'de> Deserialize<'de> for TextParams {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (name, meta, arguments) = d.deserialize_map(Members)?;
+        // The params are at level 1 of the message, their arguments at level 2.
+        if arguments.is_some_and(|text| !raw_request::reads_as_value(text, 2)) {
+            return Err(serde::de::Error::custom("arguments that do not read as a value"));
+        }
+        let arguments = arguments.map(Arguments::from_text);
+        Ok(TextParams(CallParams { name: field(name), meta: field(meta), arguments }))
+    }
+}
+
+/// The members of the params object a call reads, as text reads them: a later member of a name
+/// replaces an earlier one; the others are read as values, and dropped.
+struct Members;
+
+impl<'de> Visitor<'de> for Members {
+    type Value = (Option<Value>, Option<Value>, Option<&'de RawValue>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut name, mut meta, mut arguments) = (None, None, None);
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match key.0.as_ref() {
+                "name" => name = Some(map.next_value()?),
+                "_meta" => meta = Some(map.next_value()?),
+                "arguments" => arguments = Some(map.next_value()?),
+                _ => drop(map.next_value::<Value>()?),
+            }
+        }
+        Ok((name, meta, arguments))
+    }
+}
+
+/// A member's name, borrowed from the text unless written with escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a member's name")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Owned(v.to_owned())))
     }
 }
 
@@ -61,6 +136,51 @@ mod tests {
         meta: Field<Object<RequestMeta>>,
     }
 
+    /// The params of a `tools/call` message, read from its text.
+    fn read_text(params: &str) -> Option<CallParams> {
+        let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        raw_request::read::<TextParams>(message.as_bytes(), "tools/call").map(|request| request.params.0)
+    }
+
+    /// A message read from its text is one `decode` reads alike; one it refuses is left to
+    /// `decode`.
+    #[test]
+    fn reads_from_text_what_decode_reads_alike() {
+        use crate::engine::jsonrpc::{Incoming, decode};
+        let params = [
+            r#"{"name":"add","arguments":{"a":1,"b":2}}"#,
+            r#"{"name":"a\"b","arguments":{"s":"\u00e9\ud83d\ude00","n":[1.5,-0,1e300]},"x":[{}]}"#,
+            r#"{"arguments":{"s":"\ud800"}}"#,
+            r#"{"arguments":{"n":1e999}}"#,
+            r#"{"x":{"n":1e999}}"#,
+            r#"{"arguments":{"a":1,}}"#,
+            "[1]",
+            "null",
+        ];
+        for params in params {
+            for message in [
+                format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params}}}"#),
+                format!(r#"{{"params": {params} , "method":"tools/call","id":"x","jsonrpc":"2.0"}}"#),
+                format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{params}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{params}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{params},"result":1}}"#),
+            ] {
+                let Some(read) = raw_request::read::<TextParams>(message.as_bytes(), "tools/call") else {
+                    continue;
+                };
+                let Ok(Incoming::Request { id, method, params }) = decode(message.as_bytes()) else {
+                    panic!("decode refuses {message}")
+                };
+                assert_eq!((read.id, method.as_str()), (id, "tools/call"), "{message}");
+                let arguments = read.params.0.arguments.map(Arguments::into_value).map(Arguments::Value);
+                assert_eq!(CallParams { arguments, ..read.params.0 }, CallParams::from_value(params), "{message}");
+            }
+        }
+        let read = |params: &str| read_text(params).is_some();
+        assert!(read(params[0]) && read(params[1]));
+        assert!(!read(params[2]) && !read(params[3]) && !read(params[4]) && !read(params[6]));
+    }
+
     #[test]
     fn reads_as_a_typed_struct_reads_the_object() {
         let cases = [
@@ -76,7 +196,12 @@ mod tests {
             let mut value = params.clone();
             let arguments = value.as_object_mut().and_then(|p| p.remove("arguments"));
             let typed: Typed = crate::engine::params::read(Some(value));
-            let expected = CallParams { name: typed.name, meta: typed.meta, arguments };
+            let expected =
+                CallParams { name: typed.name, meta: typed.meta, arguments: arguments.map(Arguments::Value) };
+            if let Some(from_text) = read_text(&params.to_string()) {
+                let arguments = from_text.arguments.map(Arguments::into_value).map(Arguments::Value);
+                assert_eq!(CallParams { arguments, ..from_text }, expected, "{params}");
+            }
             assert_eq!(CallParams::from_value(Some(params)), expected);
         }
         assert_eq!(CallParams::from_value(None), CallParams::default());
@@ -88,6 +213,12 @@ mod tests {
         let mut members: Vec<(&str, Value)> = members.into();
         members.push(("arguments", json!({ "a": 2 })));
         let read = CallParams::from_members(members);
-        assert_eq!((read.name, read.arguments), (Field::Given("last".to_owned()), Some(json!({ "a": 2 }))));
+        assert_eq!(
+            (read.name, read.arguments),
+            (Field::Given("last".to_owned()), Some(Arguments::Value(json!({ "a": 2 }))))
+        );
+        let read = read_text(r#"{"name":"first","arguments":{"a":1},"n\u0061me":"last","arguments":{"a":2}}"#).unwrap();
+        let arguments = read.arguments.map(Arguments::into_value);
+        assert_eq!((read.name, arguments), (Field::Given("last".to_owned()), Some(json!({ "a": 2 }))));
     }
 }

@@ -21,7 +21,7 @@ use crate::engine::params::{self, Field};
 use crate::engine::server::Server;
 use crate::engine::session::{CallScope, Reply, SessionCore};
 use crate::engine::stateless::listen;
-use crate::engine::table::Entry;
+use crate::engine::table::{Arguments, Entry};
 use crate::engine::tasks::{self, Task};
 use crate::engine::wire::{self, Empty};
 
@@ -117,7 +117,7 @@ fn call_as_task<S: Send + Sync + 'static>(
     request: Request<'_, S>,
     progress_token: Option<Value>,
     name: String,
-    args: Option<Value>,
+    args: Option<Arguments>,
 ) {
     let server = request.session.server.clone();
     request.spawn(progress_token, move |cx, scope| {
@@ -158,7 +158,7 @@ async fn call_tool<S: Send + Sync + 'static>(
     tool: &Entry<S>,
     cx: Cx<S>,
     probe: Option<Arc<CallScope<S>>>,
-    args: Option<Value>,
+    args: Option<Arguments>,
     structured: bool,
 ) -> Result<ToolResult, RpcError> {
     let outcome = server.run_call(tool, cx, args).await?.into_result();

@@ -7,13 +7,18 @@ use crate::api::context::Cx;
 use crate::api::layer::{Call, Innermost, Next, Outcome};
 use crate::api::rpc::RpcError;
 use crate::api::tool::BoxFuture;
-use crate::engine::table::{self, Entry};
+use crate::engine::table::{self, Arguments, Entry};
 
 impl<S: Send + Sync + 'static> Server<S> {
     /// Runs a call of `tool`: arguments that are no object are a protocol fault; anything else
     /// is the call's outcome. Without layers, the tool's limits and the tool are all there is:
     /// nothing is boxed or called through a pointer for the layers' sake.
-    pub(crate) async fn run_call(&self, tool: &Entry<S>, cx: Cx<S>, args: Option<Value>) -> Result<Outcome, RpcError> {
+    pub(crate) async fn run_call(
+        &self,
+        tool: &Entry<S>,
+        cx: Cx<S>,
+        args: Option<Arguments>,
+    ) -> Result<Outcome, RpcError> {
         let args = table::arguments(args)?;
         let default_timeout_ms = self.0.config.call_timeout.map(|limit| limit.as_millis().max(1) as u64);
         let outer = self.0.outer_layer.get();
@@ -21,7 +26,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             return Ok(tool.invoke(cx, args, default_timeout_ms).await);
         }
         let innermost = Limited { tool, default_timeout_ms };
-        let (call, next) = (Call::new(&tool.descriptor, args, cx), Next::new(&self.0.layers, &innermost));
+        let (call, next) = (Call::new(&tool.descriptor, args.into_value(), cx), Next::new(&self.0.layers, &innermost));
         Ok(match outer {
             Some(outer) => outer.call(call, next).await,
             None => next.run(call).await,
@@ -37,6 +42,6 @@ struct Limited<'a, S> {
 
 impl<S: Send + Sync + 'static> Innermost<S> for Limited<'_, S> {
     fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'_, Outcome> {
-        Box::pin(self.tool.invoke(cx, args, self.default_timeout_ms))
+        Box::pin(self.tool.invoke(cx, Arguments::Value(args), self.default_timeout_ms))
     }
 }

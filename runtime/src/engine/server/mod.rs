@@ -25,7 +25,7 @@ use crate::api::rpc::RpcError;
 use crate::api::table_error::TableError;
 use crate::api::tool::BoxFuture;
 use crate::engine::stateless::request_state::StateKey;
-use crate::engine::table::{Entry, Table};
+use crate::engine::table::{Arguments, Entry, Table};
 use crate::engine::tasks::Tasks;
 
 pub use builder::{Config, ServerBuilder};
@@ -196,7 +196,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         args: Option<Value>,
     ) -> Result<Result<Output, Error>, RpcError> {
         let tool = self.tool(name)?;
-        Ok(self.run_call(&tool, cx, args).await?.into_result())
+        Ok(self.run_call(&tool, cx, args.map(Arguments::Value)).await?.into_result())
     }
 
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as

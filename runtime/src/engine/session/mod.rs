@@ -18,8 +18,10 @@ use crate::api::lock;
 use crate::api::logging::LogLevel;
 use crate::engine::era::RequestEra;
 use crate::engine::handshake::{self, SessionState, batch};
+use crate::engine::jsonrpc::raw_request::RawRequest;
 use crate::engine::jsonrpc::{self, Incoming, RequestId, RpcError};
-use crate::engine::methods::{self, tool_result};
+use crate::engine::methods::tool_call::TextParams;
+use crate::engine::methods::{self, tool_result, tools};
 use crate::engine::outbox::{Destination, Outbox, Outgoing};
 use crate::engine::params::{self, Field};
 use crate::engine::server::Server;
@@ -80,6 +82,12 @@ impl<S: Send + Sync + 'static> Session<S> {
                 Ok(members) => self.0.batch(members, context, batch::Deliver::Outbox),
                 Err(e) => self.answer_undecodable(&e),
             };
+        }
+        // The hot path: a tool call, its arguments left as text for the tool to read.
+        if self.is_initialized()
+            && let Some(call) = jsonrpc::raw_request::read::<TextParams>(bytes, "tools/call")
+        {
+            return self.0.tool_call(call, context);
         }
         match jsonrpc::decode(bytes) {
             Ok(msg) => self.handle(msg, context),
@@ -280,10 +288,30 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         lock(&self.state).is_initialized()
     }
 
-    fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>, context: &RequestContext) {
-        if lock(&self.in_flight).contains_key(&id) || lock(&self.listeners).contains_key(&id) {
+    /// A `tools/call` of an initialized session, read with its params as text.
+    fn tool_call(self: &Arc<Self>, call: RawRequest<TextParams>, context: &RequestContext) {
+        self.opened_by.get_or_init(|| context.shared_principal().cloned());
+        if self.refused_in_flight(&call.id) {
+            return;
+        }
+        let request =
+            methods::Request { session: self, id: call.id, params: None, era: RequestEra::Handshake, context };
+        tools::call_with(request, call.params.0);
+    }
+
+    /// Refuses a request whose id is one still in flight; true when it did.
+    fn refused_in_flight(&self, id: &RequestId) -> bool {
+        let in_flight = lock(&self.in_flight).contains_key(id) || lock(&self.listeners).contains_key(id);
+        if in_flight {
             let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
-            return self.send(jsonrpc::error(Some(&id), &e), Destination::Session);
+            self.send(jsonrpc::error(Some(id), &e), Destination::Session);
+        }
+        in_flight
+    }
+
+    fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>, context: &RequestContext) {
+        if self.refused_in_flight(&id) {
+            return;
         }
         // A session with a handshake speaks its revision; without one, each request says its own.
         let era = match self.is_initialized() {

@@ -1,7 +1,9 @@
 //! The tool table: the tools of `table!` in declaration order, plus dynamic tools added and removed at
 //! run time. Built once; looked up by name in O(1); each input schema compiled once.
 
+mod arguments;
 mod limits;
+mod serde_enforced;
 pub(crate) mod validate;
 mod wire_names;
 
@@ -20,6 +22,9 @@ use crate::api::schema;
 use crate::api::table_error::TableError;
 use crate::api::tool::{BoxFuture, Tool};
 
+use arguments::Names;
+pub(crate) use arguments::{Arguments, object as arguments};
+
 enum Handler<S> {
     Static(Box<dyn Tool<S>>),
     Dynamic(DynamicHandler<S>),
@@ -37,6 +42,10 @@ pub struct Entry<S> {
     pub(crate) output_validator: Option<jsonschema::Validator>,
     /// Root property names when the schema is closed to others, for the unknown-argument check.
     pub(crate) known_args: Option<Vec<String>>,
+    /// When serde, reading the tool's argument type, enforces the inputSchema but for the names
+    /// of the arguments, those names: arguments that have them and read as the type are not
+    /// checked against the schema again.
+    read_by_serde: Option<Names>,
     /// Its slots, when its calls may run only so many at once.
     slots: Option<limits::Slots>,
     handler: Handler<S>,
@@ -75,26 +84,31 @@ impl<S: Send + Sync + 'static> Entry<S> {
             false => schema::closed_property_names(&descriptor.input_schema).map(|p| p.keys().cloned().collect()),
         };
         let slots = descriptor.limits.max_concurrent.map(limits::Slots::new);
-        Ok(Entry { listing, descriptor, validator, output_validator, known_args, slots, handler })
+        let read_by_serde = serde_enforced::enforced_by_serde(&descriptor.input_schema).then(|| {
+            let required = descriptor.input_schema.get("required").and_then(Value::as_array);
+            let required = required.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+            Names { known: known_args.clone(), required }
+        });
+        Ok(Entry { listing, descriptor, validator, output_validator, known_args, read_by_serde, slots, handler })
     }
 
     /// Validates the arguments and runs the tool, without its limits (a tool's call of another):
     /// arguments that are no object are a protocol fault; a schema violation is a tool failure.
     pub(crate) async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Result<Output, Error>, RpcError> {
-        let args = arguments(args)?;
-        if let Err(failure) = validate::arguments(self, &args) {
-            return Ok(Err(failure));
+        match self.prepare(cx, arguments(args.map(Arguments::Value))?) {
+            Ok(call) => Ok(call.start(self).await),
+            Err(failure) => Ok(Err(failure)),
         }
-        Ok(self.run(cx, args).await)
     }
 
     /// Validates the arguments (an object) and runs the tool within its limits: a slot among
     /// `max_concurrent`, then its time limit (`default_timeout_ms` when it states none), which
     /// counts the wait for a slot.
-    pub(crate) async fn invoke(&self, cx: Cx<S>, args: Value, default_timeout_ms: Option<u64>) -> Outcome {
-        if let Err(failure) = validate::arguments(self, &args) {
-            return Outcome::ToolError(failure);
-        }
+    pub(crate) async fn invoke(&self, cx: Cx<S>, args: Arguments, default_timeout_ms: Option<u64>) -> Outcome {
+        let call = match self.prepare(cx, args) {
+            Ok(call) => call,
+            Err(failure) => return Outcome::ToolError(failure),
+        };
         let run = async {
             let _slot = match &self.slots {
                 Some(slots) => match slots.take().await {
@@ -103,12 +117,28 @@ impl<S: Send + Sync + 'static> Entry<S> {
                 },
                 None => None,
             };
-            Outcome::from(self.run(cx, args).await)
+            Outcome::from(call.start(self).await)
         };
         match self.descriptor.limits.timeout_ms.or(default_timeout_ms) {
             Some(limit_ms) => limits::within(limit_ms, run).await,
             None => run.await,
         }
+    }
+
+    /// Checks the arguments: read straight into the tool's argument type where that enforces the
+    /// whole schema (and names no argument the schema does not know), else against the schema.
+    fn prepare(&self, mut cx: Cx<S>, args: Arguments) -> Result<Prepared<S>, Error> {
+        if let (Arguments::Text(text), Handler::Static(tool)) = (&args, &self.handler)
+            && self.read_by_serde.as_ref().is_some_and(|names| names.admit(text))
+        {
+            match tool.call_text(cx, text.get()) {
+                Ok(call) => return Ok(Prepared::Started(call)),
+                Err(given_back) => cx = given_back,
+            }
+        }
+        let args = args.into_value();
+        validate::arguments(self, &args)?;
+        Ok(Prepared::Checked(cx, args))
     }
 
     /// Runs the tool on arguments that have passed validation.
@@ -120,13 +150,20 @@ impl<S: Send + Sync + 'static> Entry<S> {
     }
 }
 
-/// A call's arguments as an object (none or null is an empty one); anything else is a protocol
-/// fault.
-pub(crate) fn arguments(args: Option<Value>) -> Result<Value, RpcError> {
-    match args {
-        None | Some(Value::Null) => Ok(Value::Object(Default::default())),
-        Some(v @ Value::Object(_)) => Ok(v),
-        Some(_) => Err(RpcError::invalid_params("tools/call arguments must be an object")),
+/// A call whose arguments are checked, ready to run.
+enum Prepared<S> {
+    /// Read into the tool's argument type: the tool's future.
+    Started(BoxFuture<'static, Result<Output, Error>>),
+    /// Checked against the schema, still to be handed to the tool.
+    Checked(Cx<S>, Value),
+}
+
+impl<S: Send + Sync + 'static> Prepared<S> {
+    fn start(self, entry: &Entry<S>) -> BoxFuture<'static, Result<Output, Error>> {
+        match self {
+            Prepared::Started(call) => call,
+            Prepared::Checked(cx, args) => entry.run(cx, args),
+        }
     }
 }
 

@@ -1,0 +1,140 @@
+//! A call's arguments as the request gave them: a JSON value, or the text of an object, which a
+//! tool whose argument type enforces its whole inputSchema reads straight into that type.
+
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::api::rpc::RpcError;
+
+/// The arguments of a call.
+#[derive(Debug)]
+pub(crate) enum Arguments {
+    Value(Value),
+    /// The text of an object, checked as JSON when its message was read.
+    Text(Box<RawValue>),
+}
+
+/// Text is equal to the same text only (a value never is).
+impl PartialEq for Arguments {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Arguments::Value(a), Arguments::Value(b)) => a == b,
+            (Arguments::Text(a), Arguments::Text(b)) => a.get() == b.get(),
+            _ => false,
+        }
+    }
+}
+
+impl Arguments {
+    /// From the text of a request's `arguments`, checked as JSON when its message was read.
+    pub(crate) fn from_text(text: &RawValue) -> Self {
+        match text.get().starts_with('{') {
+            true => Arguments::Text(text.to_owned()),
+            // No object (`null`, an array, a scalar): a value, taken as none or refused as ever.
+            false => Arguments::Value(read_checked(text)),
+        }
+    }
+
+    /// The arguments as a JSON value.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Arguments::Value(value) => value,
+            Arguments::Text(text) => read_checked(&text),
+        }
+    }
+}
+
+/// Text already checked as JSON, as a value: it always reads.
+fn read_checked(text: &RawValue) -> Value {
+    serde_json::from_str(text.get()).unwrap_or(Value::Null)
+}
+
+/// A call's arguments as an object (none or null is an empty one); anything else is a protocol
+/// fault.
+pub(crate) fn object(args: Option<Arguments>) -> Result<Arguments, RpcError> {
+    match args {
+        None | Some(Arguments::Value(Value::Null)) => Ok(Arguments::Value(Value::Object(Default::default()))),
+        Some(args @ (Arguments::Value(Value::Object(_)) | Arguments::Text(_))) => Ok(args),
+        Some(Arguments::Value(_)) => Err(RpcError::invalid_params("tools/call arguments must be an object")),
+    }
+}
+
+/// The names a call's arguments must and may have, for arguments read straight into the tool's
+/// argument type, which do not hear of a member they do not know, and may let a required one be
+/// absent or null (an `Option` the schema requires).
+#[derive(Debug)]
+pub(crate) struct Names {
+    /// Every name the schema knows, when it refuses others.
+    pub(crate) known: Option<Vec<String>>,
+    /// The names it requires, not null.
+    pub(crate) required: Vec<String>,
+}
+
+impl Names {
+    /// Whether the object `text` names only known members and each required one, not null. A
+    /// name written with escapes counts as unknown: the arguments are then read as a value,
+    /// which says exactly what is wrong.
+    pub(crate) fn admit(&self, text: &RawValue) -> bool {
+        if self.required.len() > 64 {
+            return false;
+        }
+        let mut reader = serde_json::Deserializer::from_str(text.get());
+        serde::Deserializer::deserialize_map(&mut reader, self).unwrap_or(false)
+    }
+}
+
+impl<'de> Visitor<'de> for &Names {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let mut present = 0u64;
+        while let Some(name) = map.next_key::<&str>()? {
+            if self.known.as_ref().is_some_and(|known| !known.iter().any(|known| known == name)) {
+                return Ok(false);
+            }
+            let required = self.required.iter().position(|required| required == name);
+            match (required, map.next_value::<Option<IgnoredAny>>()?) {
+                (Some(_), None) => return Ok(false),
+                (Some(i), Some(_)) => present |= 1 << i,
+                (None, _) => {}
+            }
+        }
+        Ok(present.count_ones() as usize == self.required.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn text_stands_for_the_value_it_reads_as() {
+        assert_eq!(Arguments::from_text(&raw(r#"{"a": [1]}"#)).into_value(), json!({ "a": [1] }));
+        assert_eq!(Arguments::from_text(&raw("null")), Arguments::Value(Value::Null));
+        assert_eq!(object(Some(Arguments::from_text(&raw("null")))), Ok(Arguments::Value(json!({}))));
+        assert!(object(Some(Arguments::from_text(&raw("[1]")))).is_err());
+    }
+
+    #[test]
+    fn names_admits_known_and_required_names() {
+        let names = Names { known: Some(vec!["a".to_owned(), "b".to_owned()]), required: vec!["b".to_owned()] };
+        assert!(names.admit(&raw(r#"{"a": {"c": 1}, "b": 2}"#)));
+        assert!(!names.admit(&raw(r#"{"b": 2, "b": null}"#)));
+        assert!(!names.admit(&raw(r#"{"a": 1}"#)), "a required one absent");
+        assert!(!names.admit(&raw(r#"{"b": 1, "c": 2}"#)), "an unknown one");
+        assert!(!names.admit(&raw(r#"{"\u0062": 1}"#)), "escaped: read as a value instead");
+        let open = Names { known: None, required: Vec::new() };
+        assert!(open.admit(&raw(r#"{"c": 1}"#)));
+    }
+}

@@ -17,6 +17,7 @@ threads=2       # wrk threads at concurrency 64 (concurrency 1 always uses one)
 rss_step=100000 # RSS read after this many and twice this many tools/call on a fresh server
 warmup=1        # seconds of load before a server's first point at each concurrency
 build=1
+baseline=""    # another conformance-server binary (the previous main, say), measured beside
 
 usage() {
   sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -27,6 +28,8 @@ options:
   --threads N      wrk threads at concurrency 64 (default $threads)
   --rss-step N     requests per RSS phase (default $rss_step)
   --no-build       use the binaries already built
+  --baseline PATH  also measure this conformance-server binary (the previous main, say) as
+                   `baseline`, /mcp in a session and without, so a change is compared in one run
 EOF
 }
 
@@ -37,6 +40,7 @@ while [[ $# -gt 0 ]]; do
     --threads) threads="$2"; shift 2 ;;
     --rss-step) rss_step="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --baseline) baseline="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -131,6 +135,11 @@ tt_sid="$(session "${url[tooltable]}/mcp")"
 stateless "${url[tooltable]}/mcp"
 rj_sid="$(session "${url[rmcp-json]}/mcp")"
 rs_sid="$(session "${url[rmcp-session]}/mcp")"
+if [[ -n "$baseline" ]]; then
+  start baseline "$baseline" serve --listen 127.0.0.1:0
+  base_sid="$(session "${url[baseline]}/mcp")"
+  stateless "${url[baseline]}/mcp"
+fi
 [[ "$(curl -sS "${url[tooltable]}/add?a=1&b=2")" == *'"sum":3'* ]] || { log "GET /add does not answer sum 3"; exit 1; }
 
 # Points: KEY|SERVER|URL|MODE|SESSION (MODE: bench/http/load.lua's get, mcp or stateless). The floor is measured twice: with wrk's pre-built GET (the
@@ -143,6 +152,10 @@ points=(
   "tt-stateless|tooltable|${url[tooltable]}/mcp|stateless|"
   "rmcp-json|rmcp-json|${url[rmcp-json]}/mcp|mcp|$rj_sid"
   "rmcp-session|rmcp-session|${url[rmcp-session]}/mcp|mcp|$rs_sid"
+)
+[[ -z "$baseline" ]] || points+=(
+  "base-mcp|baseline|${url[baseline]}/mcp|mcp|$base_sid"
+  "base-stateless|baseline|${url[baseline]}/mcp|stateless|"
 )
 
 results="$tmp/results"; : >"$results"
@@ -219,7 +232,7 @@ echo "HTTP load on 127.0.0.1: wrk $(wrk -v 2>&1 | awk 'NR==1{print $2}'), ${dura
 echo "concurrency 1: 1 wrk thread, 1 connection; concurrency 64: $threads wrk thread(s), 64 keep-alive connections; $(nproc) cores"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk -v rss_idle="$rss_idle" -v rss_1="$rss_1" -v rss_2="$rss_2" -v step="$rss_step" \
+awk -v baseline="$baseline" -v rss_idle="$rss_idle" -v rss_1="$rss_1" -v rss_2="$rss_2" -v step="$rss_step" \
     -v tt_after="$tt_rss_after" '
 function field(name,   i, kv) {
   for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
@@ -246,7 +259,10 @@ END {
   name["tt-stateless"] = "tooltable    POST /mcp tools/call (2026-07-28, no session, JSON)"
   name["rmcp-json"] = "rmcp         POST /mcp tools/call (stateless, json_response)"
   name["rmcp-session"] = "rmcp         POST /mcp tools/call (session, SSE response)"
-  npoints = split("floor-get floor-post tt-rest tt-mcp tt-stateless rmcp-json rmcp-session", order, " ")
+  name["base-mcp"] = "baseline     POST /mcp tools/call (session, application/json)"
+  name["base-stateless"] = "baseline     POST /mcp tools/call (2026-07-28, no session, JSON)"
+  npoints = split("floor-get floor-post tt-rest tt-mcp tt-stateless rmcp-json rmcp-session" \
+    (baseline != "" ? " base-mcp base-stateless" : ""), order, " ")
   split("1 1cpu 64", levels, " ")
   printf "%-64s %5s %10s %9s %9s %9s %7s\n", "server / request", "conc", "req/s", "mean µs", "p50 µs", "p99 µs", "errors"
   total_errors = 0
@@ -278,6 +294,12 @@ END {
     printf "         (tooltable stateless / rmcp stateless JSON %5.2fx)\n", ratio("tt-stateless", "rmcp-json", conc)
     x = ratio("tt-stateless", "tt-mcp", conc)
     printf "  c=%-4s tooltable stateless / session /mcp      %5.2fx   target >= 1.0   %s\n", conc, x, verdict(x, 1.0)
+    if (baseline != "") {
+      printf "         (tooltable /mcp / baseline /mcp            %5.2fx: the change, from the same run)\n", ratio("tt-mcp", "base-mcp", conc)
+      printf "         (tooltable stateless / baseline stateless  %5.2fx)\n", ratio("tt-stateless", "base-stateless", conc)
+      printf "         (baseline /mcp / floor POST               %5.2fx)\n", ratio("base-mcp", "floor-post", conc)
+      printf "         (baseline stateless / session /mcp        %5.2fx)\n", ratio("base-stateless", "base-mcp", conc)
+    }
   }
   print ""
   rss_errs = errs["rss1", 64] + errs["rss2", 64]

@@ -30,11 +30,13 @@ usage: stdio-bench [options]
   --warmup N          untimed calls before the timed ones (default 1000)
   --rounds N          rounds, each with fresh processes; each server's best is reported (default 2)
   --slice N           timed calls a server makes before the next server's turn (default 500)
-  --only A,B          run only these servers (floor, tooltable, tooltable+log, rmcp-default,
-                      rmcp-tuned)
+  --only A,B          run only these servers (floor, tooltable, tooltable+log, baseline,
+                      rmcp-default, rmcp-tuned)
   --tooltable PATH    conformance-server binary (default <repo>/target/release/conformance-server),
                       run twice: without its call log (tooltable, RUST_LOG=warn) and with it
                       (tooltable+log, the default filter, stderr to /dev/null)
+  --baseline PATH     another conformance-server binary (the previous main, say), run beside as
+                      `baseline` (RUST_LOG=warn), so a change is compared with it in one run
   --floor PATH        floor-server binary        (default <bench>/target/release/floor-server)
   --rmcp-default PATH rmcp-default binary        (default <bench>/target/release/rmcp-default)
   --rmcp-tuned PATH   rmcp-tuned binary          (default <bench>/target/release/rmcp-tuned)
@@ -132,6 +134,7 @@ fn parse_args() -> Result<Options, String> {
     let mut floor = release.join("floor-server");
     let mut rmcp_default = release.join("rmcp-default");
     let mut rmcp_tuned = release.join("rmcp-tuned");
+    let mut baseline: Option<PathBuf> = None;
     let (mut calls, mut warmup, mut rounds, mut slice, mut only, mut build_times) =
         (20_000, 1_000, 2, 500, None, false);
     let mut placements = vec![Placement::Free, Placement::OneCpu, Placement::TwoCpus];
@@ -147,6 +150,7 @@ fn parse_args() -> Result<Options, String> {
             "--slice" => slice = number(value()?)?.max(1),
             "--only" => only = Some(value()?.split(',').map(str::to_owned).collect()),
             "--tooltable" => tooltable = value()?.into(),
+            "--baseline" => baseline = Some(value()?.into()),
             "--floor" => floor = value()?.into(),
             "--rmcp-default" => rmcp_default = value()?.into(),
             "--rmcp-tuned" => rmcp_tuned = value()?.into(),
@@ -159,7 +163,7 @@ fn parse_args() -> Result<Options, String> {
     if calls == 0 {
         return Err("--calls must be at least 1".into());
     }
-    let servers = vec![
+    let mut servers = vec![
         Server { name: "floor", program: floor, args: vec![], log_filter: None },
         // Like the floor and rmcp, which write nothing per call: the engine's own cost.
         Server { name: "tooltable", program: tooltable.clone(), args: vec!["mcp"], log_filter: Some("warn") },
@@ -168,6 +172,9 @@ fn parse_args() -> Result<Options, String> {
         Server { name: "rmcp-default", program: rmcp_default, args: vec![], log_filter: None },
         Server { name: "rmcp-tuned", program: rmcp_tuned, args: vec![], log_filter: None },
     ];
+    if let Some(program) = baseline {
+        servers.insert(3, Server { name: "baseline", program, args: vec!["mcp"], log_filter: Some("warn") });
+    }
     Ok(Options { placements, calls, warmup, rounds, slice, only, build_times, repo, bench, servers })
 }
 
@@ -443,6 +450,14 @@ fn report(servers: &[&Server], best: &[Option<Run>]) {
             let x = fl.calls_per_sec / logged.calls_per_sec;
             println!("  (tooltable+log / floor time per call  {x:>6.2}x: the call log's line per call included)");
         }
+        if let Some(base) = get("baseline") {
+            let x = fl.calls_per_sec / base.calls_per_sec;
+            println!("  (baseline / floor time per call       {x:>6.2}x)");
+        }
+    }
+    if let Some(base) = get("baseline") {
+        let x = tt.calls_per_sec / base.calls_per_sec;
+        println!("  (tooltable / baseline calls/s         {x:>6.2}x: the change, from the same run)");
     }
     // Medians move far less than means on a shared machine: shown beside, for reference.
     let p50 = |name: &str| get(name).map(|r| r.p50_us);

@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use serde::de::{MapAccess, Visitor};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -59,7 +60,7 @@ impl<'de> Deserialize<'de> for TextParams {
             return Err(serde::de::Error::custom("arguments that do not read as a value"));
         }
         let arguments = arguments.map(Arguments::from_text);
-        Ok(TextParams(CallParams { name: field(name), meta: field(meta), arguments }))
+        Ok(TextParams(CallParams { name: name.unwrap_or_default(), meta: field(meta), arguments }))
     }
 }
 
@@ -68,7 +69,7 @@ impl<'de> Deserialize<'de> for TextParams {
 struct Members;
 
 impl<'de> Visitor<'de> for Members {
-    type Value = (Option<Value>, Option<Value>, Option<&'de RawValue>);
+    type Value = (Option<Field<String>>, Option<Value>, Option<&'de RawValue>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object")
@@ -78,13 +79,66 @@ impl<'de> Visitor<'de> for Members {
         let (mut name, mut meta, mut arguments) = (None, None, None);
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match key.0.as_ref() {
-                "name" => name = Some(map.next_value()?),
+                "name" => name = Some(map.next_value::<Name>()?.0),
                 "_meta" => meta = Some(map.next_value()?),
                 "arguments" => arguments = Some(map.next_value()?),
                 _ => drop(map.next_value::<Value>()?),
             }
         }
         Ok((name, meta, arguments))
+    }
+}
+
+/// The tool's name as a [`Field`], read from the text with no JSON value built for a string;
+/// anything else is read as a value would be, so that what a value refuses is refused alike.
+struct Name(Field<String>);
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NameVisitor)
+    }
+}
+
+struct NameVisitor;
+
+impl<'de> Visitor<'de> for NameVisitor {
+    type Value = Name;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Name, E> {
+        Ok(Name(Field::Given(v.to_owned())))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Name, E> {
+        Ok(Name(Field::Null))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Name, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Name, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Name, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Name, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Name, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(|_| Name(Field::Invalid))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Name, A::Error> {
+        // An arbitrary-precision number reads as a map too: as a value, it is what decides.
+        Value::deserialize(MapAccessDeserializer::new(map)).map(|value| Name(field(Some(value))))
     }
 }
 

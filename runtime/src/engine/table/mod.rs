@@ -3,6 +3,7 @@
 
 mod arguments;
 mod limits;
+mod name_hash;
 mod serde_enforced;
 pub(crate) mod validate;
 mod wire_names;
@@ -24,6 +25,7 @@ use crate::api::tool::{BoxFuture, Tool};
 
 use arguments::Names;
 pub(crate) use arguments::{Arguments, object as arguments};
+use name_hash::NameHash;
 
 enum Handler<S> {
     Static(Box<dyn Tool<S>>),
@@ -201,7 +203,7 @@ impl<S> std::fmt::Debug for Entry<S> {
 /// The table of a server whose state is `S`.
 pub struct Table<S> {
     static_entries: Vec<Arc<Entry<S>>>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, NameHash>,
     dynamic: RwLock<Vec<Arc<Entry<S>>>>,
 }
 
@@ -209,7 +211,7 @@ impl<S: Send + Sync + 'static> Table<S> {
     /// Builds the table from the tools of `table!`, in declaration order, checking names and schemas.
     pub fn new(tools: Vec<Box<dyn Tool<S>>>) -> Result<Self, TableError> {
         let mut static_entries = Vec::with_capacity(tools.len());
-        let mut index = HashMap::with_capacity(tools.len());
+        let mut index = HashMap::with_capacity_and_hasher(tools.len(), NameHash::default());
         for tool in tools {
             let entry = Entry::new(ToolDescriptor::from(tool.meta()), Handler::Static(tool))?;
             if index.insert(entry.descriptor.name.clone(), static_entries.len()).is_some() {

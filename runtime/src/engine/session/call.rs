@@ -100,15 +100,19 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         });
         let call: Arc<dyn CallSide> = scope.clone();
         let work = work(Cx::new(self.server.side(), context.clone(), Some(call)), &scope);
-        let key = self.server.config().state_key.clone();
+        let round = round.map(|round| (round, self.server.config().state_key.clone()));
         // A round that asks what it has no answer for stops there, answered `input_required`.
+        // Boxed: rounds are rare, and the other calls need not carry (and move) the wait.
         let work = async move {
-            let Some(round) = round else { return work.await };
-            tokio::select! {
-                biased;
-                result = work => result,
-                () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
-            }
+            let Some((round, key)) = round else { return work.await };
+            Box::pin(async move {
+                tokio::select! {
+                    biased;
+                    result = work => result,
+                    () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
+                }
+            })
+            .await
         };
         let mut fut = catch_panic(work);
         lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });

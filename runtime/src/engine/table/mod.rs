@@ -111,6 +111,18 @@ impl<S: Send + Sync + 'static> Entry<S> {
             Ok(call) => call,
             Err(failure) => return Outcome::ToolError(failure),
         };
+        let limit_ms = self.descriptor.limits.timeout_ms.or(default_timeout_ms);
+        // Most tools have neither limit. The limits' futures, larger than the rest of the call,
+        // are boxed for the tools that have one, so that the others' calls do not carry (and
+        // move) them.
+        if limit_ms.is_none() && self.slots.is_none() {
+            return Outcome::from(call.start(self).await);
+        }
+        Box::pin(self.limited(call, limit_ms)).await
+    }
+
+    /// Runs a prepared call within the tool's limits.
+    async fn limited(&self, call: Prepared<S>, limit_ms: Option<u64>) -> Outcome {
         let run = async {
             let _slot = match &self.slots {
                 Some(slots) => match slots.take().await {
@@ -121,7 +133,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
             };
             Outcome::from(call.start(self).await)
         };
-        match self.descriptor.limits.timeout_ms.or(default_timeout_ms) {
+        match limit_ms {
             Some(limit_ms) => limits::within(limit_ms, run).await,
             None => run.await,
         }

@@ -20,6 +20,7 @@ mod frame;
 mod prefix;
 pub(crate) mod raw_request;
 
+pub(crate) use frame::written_result;
 pub use frame::{error, notification, request, result};
 pub use prefix::request_id_of_prefix;
 

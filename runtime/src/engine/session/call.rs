@@ -5,7 +5,6 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{SessionCore, catch_panic};
@@ -19,6 +18,7 @@ use crate::engine::methods::{logging, notifications};
 use crate::engine::outbox::Destination;
 use crate::engine::stateless::{StatelessResult, rounds};
 use crate::engine::tasks::{Task, TaskScope};
+use crate::engine::wire::WireResult;
 
 /// A call in flight, as the session holds it.
 pub(crate) struct InFlight<S> {
@@ -79,7 +79,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     ) where
         F: FnOnce(Cx<S>, &Arc<CallScope<S>>) -> Fut,
         Fut: Future<Output = Result<Reply<T>, RpcError>> + Send + 'static,
-        T: Serialize + Send + 'static,
+        T: WireResult + Send + 'static,
     {
         let round = match &era {
             RequestEra::Stateless(meta) => meta.input.clone().map(|input| Arc::new(rounds::Round::new(input))),
@@ -137,7 +137,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         call.abort = Some(handle.abort_handle());
     }
 
-    fn finish<T: Serialize>(&self, id: RequestId, result: Result<Reply<T>, RpcError>) {
+    fn finish<T: WireResult>(&self, id: RequestId, result: Result<Reply<T>, RpcError>) {
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(&id) {
             // Sent under the lock, so no progress for this request can follow the response.
@@ -151,12 +151,20 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
                     let result = StatelessResult::task(task, meta);
                     self.send(jsonrpc::result(&id, &result), Destination::Response(id));
                 }
-                Ok(Reply::Complete(value)) => self.answer(id, Ok(value), &call.scope.era),
+                Ok(Reply::Complete(value)) => self.complete(id, value, &call.scope.era),
                 Err(e) => self.answer::<()>(id, Err(e), &call.scope.era),
             }
         }
         if in_flight.is_empty() {
             self.idle.notify_waiters();
+        }
+    }
+
+    /// Sends a call's result; under a handshake, written as its type writes it.
+    fn complete<T: WireResult>(&self, id: RequestId, value: T, era: &RequestEra) {
+        match era {
+            RequestEra::Handshake => self.send(jsonrpc::written_result(&id, &value), Destination::Response(id)),
+            RequestEra::Stateless(_) => self.answer(id, Ok(value), era),
         }
     }
 }

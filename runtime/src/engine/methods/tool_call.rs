@@ -14,15 +14,16 @@ use crate::engine::jsonrpc::raw_request;
 use crate::engine::params::{Field, Object, RequestMeta};
 use crate::engine::table::Arguments;
 
-/// What a `tools/call` request gives the call.
+/// What a `tools/call` request gives the call; the tool's name borrowed from the message's text
+/// where it can be.
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct CallParams {
-    pub(crate) name: Field<String>,
+pub(crate) struct CallParams<'a> {
+    pub(crate) name: Field<Cow<'a, str>>,
     pub(crate) meta: Field<Object<RequestMeta>>,
     pub(crate) arguments: Option<Arguments>,
 }
 
-impl CallParams {
+impl CallParams<'static> {
     /// From the params read as a JSON value; params that are no object (none, an array) name no
     /// tool.
     pub(crate) fn from_value(params: Option<Value>) -> Self {
@@ -50,9 +51,9 @@ impl CallParams {
 
 /// The params of a `tools/call` read from its message's text, the arguments kept as text: for
 /// [`raw_request::read`], which reads each member here as a value would be read.
-pub(crate) struct TextParams(pub(crate) CallParams);
+pub(crate) struct TextParams<'a>(pub(crate) CallParams<'a>);
 
-impl<'de> Deserialize<'de> for TextParams {
+impl<'de> Deserialize<'de> for TextParams<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (name, meta, arguments) = d.deserialize_map(Members)?;
         // The params are at level 1 of the message, their arguments at level 2.
@@ -69,7 +70,7 @@ impl<'de> Deserialize<'de> for TextParams {
 struct Members;
 
 impl<'de> Visitor<'de> for Members {
-    type Value = (Option<Field<String>>, Option<Value>, Option<&'de RawValue>);
+    type Value = (Option<Field<Cow<'de, str>>>, Option<Value>, Option<&'de RawValue>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object")
@@ -91,9 +92,9 @@ impl<'de> Visitor<'de> for Members {
 
 /// The tool's name as a [`Field`], read from the text with no JSON value built for a string;
 /// anything else is read as a value would be, so that what a value refuses is refused alike.
-struct Name(Field<String>);
+struct Name<'a>(Field<Cow<'a, str>>);
 
-impl<'de> Deserialize<'de> for Name {
+impl<'de> Deserialize<'de> for Name<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(NameVisitor)
     }
@@ -102,41 +103,45 @@ impl<'de> Deserialize<'de> for Name {
 struct NameVisitor;
 
 impl<'de> Visitor<'de> for NameVisitor {
-    type Value = Name;
+    type Value = Name<'de>;
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Name(Field::Given(Cow::Borrowed(v))))
+    }
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Name, E> {
-        Ok(Name(Field::Given(v.to_owned())))
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Name(Field::Given(Cow::Owned(v.to_owned()))))
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Name, E> {
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
         Ok(Name(Field::Null))
     }
 
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Name, E> {
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
         Ok(Name(Field::Invalid))
     }
 
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Name, E> {
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
         Ok(Name(Field::Invalid))
     }
 
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Name, E> {
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
         Ok(Name(Field::Invalid))
     }
 
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Name, E> {
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
         Ok(Name(Field::Invalid))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Name, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         Value::deserialize(SeqAccessDeserializer::new(seq)).map(|_| Name(Field::Invalid))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Name, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         // An arbitrary-precision number reads as a map too: as a value, it is what decides.
         Value::deserialize(MapAccessDeserializer::new(map)).map(|value| Name(field(Some(value))))
     }
@@ -185,15 +190,22 @@ mod tests {
     #[derive(Debug, Default, serde::Deserialize)]
     #[serde(default)]
     struct Typed {
-        name: Field<String>,
+        name: Field<Cow<'static, str>>,
         #[serde(rename = "_meta")]
         meta: Field<Object<RequestMeta>>,
     }
 
     /// The params of a `tools/call` message, read from its text.
-    fn read_text(params: &str) -> Option<CallParams> {
+    fn read_text(params: &str) -> Option<CallParams<'static>> {
         let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-        raw_request::read::<TextParams>(message.as_bytes(), "tools/call").map(|request| request.params.0)
+        let read = raw_request::read::<TextParams>(message.as_bytes(), "tools/call")?.params.0;
+        let name = match read.name {
+            Field::Given(name) => Field::Given(Cow::Owned(name.into_owned())),
+            Field::Absent => Field::Absent,
+            Field::Null => Field::Null,
+            Field::Invalid => Field::Invalid,
+        };
+        Some(CallParams { name, meta: read.meta, arguments: read.arguments })
     }
 
     /// A message read from its text is one `decode` reads alike; one it refuses is left to
@@ -269,10 +281,10 @@ mod tests {
         let read = CallParams::from_members(members);
         assert_eq!(
             (read.name, read.arguments),
-            (Field::Given("last".to_owned()), Some(Arguments::Value(json!({ "a": 2 }))))
+            (Field::Given(Cow::from("last")), Some(Arguments::Value(json!({ "a": 2 }))))
         );
         let read = read_text(r#"{"name":"first","arguments":{"a":1},"n\u0061me":"last","arguments":{"a":2}}"#).unwrap();
         let arguments = read.arguments.map(Arguments::into_value);
-        assert_eq!((read.name, arguments), (Field::Given("last".to_owned()), Some(json!({ "a": 2 }))));
+        assert_eq!((read.name, arguments), (Field::Given(Cow::from("last")), Some(json!({ "a": 2 }))));
     }
 }

@@ -65,10 +65,17 @@ pub(crate) fn reads_as_value(text: &RawValue, level: usize) -> bool {
 /// too short to nest that deep has none of them (nor a number of the 309 digits that overflow
 /// without an exponent, since the limit on nesting keeps it shorter).
 fn plainly_a_value(text: &str, level: usize) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() < 2 * (MAX_DEPTH - 1).saturating_sub(level)
-        && !bytes.contains(&b'\\')
-        && !bytes.windows(2).any(|pair| pair[0].is_ascii_digit() && matches!(pair[1], b'e' | b'E'))
+    if text.len() >= 2 * (MAX_DEPTH - 1).saturating_sub(level) {
+        return false;
+    }
+    let mut after_digit = false;
+    for &byte in text.as_bytes() {
+        if byte == b'\\' || (after_digit && matches!(byte, b'e' | b'E')) {
+            return false;
+        }
+        after_digit = byte.is_ascii_digit();
+    }
+    true
 }
 
 /// Reads a JSON value as `serde_json::Value` does, refusing what it refuses (strings, escapes and

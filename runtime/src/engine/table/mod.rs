@@ -4,6 +4,7 @@
 mod arguments;
 mod limits;
 mod name_hash;
+mod plain_members;
 mod serde_enforced;
 pub(crate) mod validate;
 mod wire_names;

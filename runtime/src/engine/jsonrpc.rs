@@ -15,6 +15,7 @@
 //! assert_eq!(error, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
 //! ```
 
+pub(crate) mod canonical_call;
 mod envelope;
 mod frame;
 mod prefix;

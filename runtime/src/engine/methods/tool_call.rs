@@ -10,7 +10,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::engine::jsonrpc::raw_request;
+use crate::engine::jsonrpc::canonical_call;
+use crate::engine::jsonrpc::raw_request::{self, RawRequest};
 use crate::engine::params::{Field, Object, RequestMeta};
 use crate::engine::table::Arguments;
 
@@ -56,12 +57,28 @@ pub(crate) struct TextParams<'a>(pub(crate) CallParams<'a>);
 impl<'de> Deserialize<'de> for TextParams<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (name, meta, arguments) = d.deserialize_map(Members)?;
-        // The params are at level 1 of the message, their arguments at level 2.
-        if arguments.is_some_and(|text| !raw_request::reads_as_value(text, 2)) {
-            return Err(serde::de::Error::custom("arguments that do not read as a value"));
-        }
-        let arguments = arguments.map(Arguments::from_text);
+        let arguments = checked(arguments).map_err(serde::de::Error::custom)?;
         Ok(TextParams(CallParams { name: name.unwrap_or_default(), meta: field(meta), arguments }))
+    }
+}
+
+/// A `tools/call` of an initialized session read from its text: from its constant parts where
+/// it is written the usual way, else with serde; `None` when it is to be read as a value.
+pub(crate) fn read(bytes: &[u8]) -> Option<RawRequest<TextParams<'_>>> {
+    let Some(call) = canonical_call::read(bytes) else {
+        return raw_request::read::<TextParams>(bytes, "tools/call");
+    };
+    let arguments = checked(Some(call.arguments)).ok()?;
+    let name = Field::Given(Cow::Borrowed(call.name));
+    Some(RawRequest { id: call.id, params: TextParams(CallParams { name, meta: Field::Absent, arguments }) })
+}
+
+/// The arguments' text, when it reads as a value.
+fn checked(arguments: Option<&RawValue>) -> Result<Option<Arguments>, &'static str> {
+    // The params are at level 1 of the message, their arguments at level 2.
+    match arguments {
+        Some(text) if !raw_request::reads_as_value(text, 2) => Err("arguments that do not read as a value"),
+        arguments => Ok(arguments.map(Arguments::from_text)),
     }
 }
 
@@ -245,6 +262,33 @@ mod tests {
         let read = |params: &str| read_text(params).is_some();
         assert!(read(params[0]) && read(params[1]));
         assert!(!read(params[2]) && !read(params[3]) && !read(params[4]) && !read(params[6]));
+    }
+
+    /// A call read from its constant parts is the call serde reads.
+    #[test]
+    fn reads_a_usual_call_as_serde_reads_it() {
+        let arguments = [
+            r#"{"a":1,"b":2}"#,
+            r#"{"s":"\u00e9}}","n":[1.5,-0,{"x":null}]}"#,
+            r#"{"s":"\ud800"}"#,
+            r#"{"n":1e999}"#,
+            r#"{"a":1,}"#,
+            "{}",
+            "[]",
+        ];
+        for arguments in arguments {
+            for name in ["add_numbers", "", "é", "a b", r"a\u0062"] {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+                );
+                let by_serde = raw_request::read::<TextParams>(line.as_bytes(), "tools/call");
+                let read = read(line.as_bytes());
+                assert_eq!(read.is_some(), by_serde.is_some(), "{line}");
+                if let (Some(read), Some(by_serde)) = (read, by_serde) {
+                    assert_eq!((read.id, read.params.0), (by_serde.id, by_serde.params.0), "{line}");
+                }
+            }
+        }
     }
 
     #[test]

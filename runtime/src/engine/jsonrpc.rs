@@ -15,11 +15,13 @@
 //! assert_eq!(error, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
 //! ```
 
+pub(crate) mod canonical_call;
 mod envelope;
 mod frame;
 mod prefix;
 pub(crate) mod raw_request;
 
+pub(crate) use frame::written_result;
 pub use frame::{error, notification, request, result};
 pub use prefix::request_id_of_prefix;
 

@@ -8,6 +8,19 @@ use serde_json::Value;
 #[derive(Debug, Default, Clone, Copy, Serialize)]
 pub(crate) struct Empty {}
 
+/// The result of a request as its response carries it: written by serde, or by hand where a
+/// type knows a quicker way to the same text.
+pub(crate) trait WireResult: Serialize {
+    /// Appends the result's JSON to `out`: the text serde would write.
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+impl WireResult for Value {}
+
+impl WireResult for Empty {}
+
 /// A typed value as JSON. Every wire type is plain data (strings, numbers, JSON values), which
 /// always serializes.
 pub(crate) fn to_value<T: Serialize>(value: &T) -> Value {

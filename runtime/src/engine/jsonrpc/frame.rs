@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::{RequestId, RpcError};
+use crate::engine::wire::WireResult;
 
 /// A message being written, from its opening `{"jsonrpc":"2.0"` on.
 struct Frame {
@@ -28,6 +29,13 @@ impl Frame {
         self
     }
 
+    /// Writes a member whose value `write` writes.
+    fn member_written(mut self, member: &str, write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) -> Self {
+        self.out.extend_from_slice(member.as_bytes());
+        self.failed |= write(&mut self.out).is_err();
+        self
+    }
+
     fn end(mut self) -> String {
         self.out.push(b'}');
         // Every frame here is plain data (strings, numbers, JSON values), which always
@@ -42,6 +50,11 @@ impl Frame {
 /// `{"jsonrpc":"2.0","id":..,"result":..}`
 pub fn result<T: Serialize>(id: &RequestId, result: &T) -> String {
     Frame::new().member(r#","id":"#, id).member(r#","result":"#, result).end()
+}
+
+/// `{"jsonrpc":"2.0","id":..,"result":..}`, the result written as its type writes it.
+pub(crate) fn written_result<T: WireResult>(id: &RequestId, result: &T) -> String {
+    Frame::new().member(r#","id":"#, id).member_written(r#","result":"#, |out| result.write_json(out)).end()
 }
 
 /// `{"jsonrpc":"2.0","id":..|null,"error":{..}}`

@@ -55,7 +55,27 @@ pub(crate) fn read<'a, P: serde::Deserialize<'a>>(bytes: &'a [u8], method: &str)
 /// Whether text kept as it is, at `level` of its message (whose own object is level 0), reads as
 /// a JSON value there: skipping over it as text checked its syntax only loosely.
 pub(crate) fn reads_as_value(text: &RawValue, level: usize) -> bool {
-    Checked { depth: level }.deserialize(&mut serde_json::Deserializer::from_str(text.get())).is_ok()
+    plainly_a_value(text.get(), level)
+        || Checked { depth: level }.deserialize(&mut serde_json::Deserializer::from_str(text.get())).is_ok()
+}
+
+/// Whether text that skipping over as a value accepted reads as a value without a doubt. What
+/// skipping lets through is an escape a string refuses (a lone surrogate), a number out of range,
+/// and nesting past the limit: text with no backslash, no exponent (an `e` after a digit), and
+/// too short to nest that deep has none of them (nor a number of the 309 digits that overflow
+/// without an exponent, since the limit on nesting keeps it shorter).
+fn plainly_a_value(text: &str, level: usize) -> bool {
+    if text.len() >= 2 * (MAX_DEPTH - 1).saturating_sub(level) {
+        return false;
+    }
+    let mut after_digit = false;
+    for &byte in text.as_bytes() {
+        if byte == b'\\' || (after_digit && matches!(byte, b'e' | b'E')) {
+            return false;
+        }
+        after_digit = byte.is_ascii_digit();
+    }
+    true
 }
 
 /// Reads a JSON value as `serde_json::Value` does, refusing what it refuses (strings, escapes and
@@ -151,6 +171,34 @@ mod tests {
             let Ok(text) = RawValue::from_string(text.to_owned()) else { continue };
             let value = serde_json::from_str::<Value>(text.get());
             assert_eq!(reads_as_value(&text, 2), value.is_ok(), "{text}");
+        }
+    }
+
+    /// Text read as a value without the check is text the check reads.
+    #[test]
+    fn plain_text_reads_as_a_value() {
+        let texts = [
+            r#"{"a":1,"b":[2.5,-0,true,null,"x y"]}"#,
+            r#"{"note":"e1","n":1E5}"#,
+            r#"{"n":12345678901234567890123}"#,
+            r#"{"s":"\ud800"}"#,
+            "[1.5e3]",
+        ];
+        for text in texts {
+            let text = RawValue::from_string(text.to_owned()).unwrap();
+            if plainly_a_value(text.get(), 2) {
+                let checked = Checked { depth: 2 }.deserialize(&mut serde_json::Deserializer::from_str(text.get()));
+                assert!(checked.is_ok(), "{text}");
+            }
+        }
+        assert!(plainly_a_value(r#"{"a":1,"b":2}"#, 2));
+        assert!(!plainly_a_value(r#"{"n":1E5}"#, 2) && !plainly_a_value(r#"{"s":"\ud800"}"#, 2));
+        let deep = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        for levels in 100..130 {
+            let text = RawValue::from_string(deep(levels)).unwrap();
+            if plainly_a_value(text.get(), 2) {
+                assert!(Checked { depth: 2 }.deserialize(&mut serde_json::Deserializer::from_str(text.get())).is_ok());
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use crate::api::prompts::CompletionRequest;
 use crate::engine::jsonrpc::RpcError;
 use crate::engine::params::{self, Field, Object};
 use crate::engine::session::Reply;
+use crate::engine::wire::WireResult;
 
 /// The most completion values one answer carries (MCP's limit).
 const MAX_COMPLETIONS: usize = 100;
@@ -54,6 +55,8 @@ struct Context {
 struct CompleteResult {
     completion: Completion,
 }
+
+impl WireResult for CompleteResult {}
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

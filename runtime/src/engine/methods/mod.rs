@@ -27,7 +27,7 @@ use crate::engine::jsonrpc::{RequestId, RpcError, code};
 use crate::engine::params::{self, Field};
 use crate::engine::session::{CallScope, Reply, SessionCore};
 use crate::engine::stateless::listen;
-use crate::engine::wire::Empty;
+use crate::engine::wire::{Empty, WireResult};
 
 /// One request, as the method that serves it sees it.
 pub(crate) struct Request<'a, S> {
@@ -56,7 +56,7 @@ impl<S: Send + Sync + 'static> Request<'_, S> {
     where
         F: FnOnce(Cx<S>, &Arc<CallScope<S>>) -> Fut,
         Fut: Future<Output = Result<Reply<T>, RpcError>> + Send + 'static,
-        T: Serialize + Send + 'static,
+        T: WireResult + Send + 'static,
     {
         self.session.spawn(self.id, self.era, self.context, progress_token, work);
     }

@@ -9,7 +9,7 @@ use crate::engine::jsonrpc::RpcError;
 use crate::engine::params::{self, Field, Object};
 use crate::engine::server::Server;
 use crate::engine::session::Reply;
-use crate::engine::wire;
+use crate::engine::wire::{self, WireResult};
 
 /// The params of `prompts/get`.
 #[derive(Debug, Default, Deserialize)]
@@ -69,3 +69,4 @@ async fn get_prompt<S: Send + Sync + 'static>(
 fn prompt_not_found(name: &str) -> RpcError {
     RpcError::invalid_params(format!("Prompt not found: {name}")).with_data(wire::to_value(&NamedPrompt { name }))
 }
+impl WireResult for PromptResult {}

@@ -15,7 +15,7 @@ use crate::engine::params::{self, Field, Object};
 use crate::engine::server::Server;
 use crate::engine::session::{Reply, SessionCore};
 use crate::engine::stateless::listen;
-use crate::engine::wire::{self, Empty};
+use crate::engine::wire::{self, Empty, WireResult};
 
 /// The params of `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 #[derive(Debug, Default, Deserialize)]
@@ -40,6 +40,8 @@ impl ResourceParams {
 struct ReadResourceResult {
     contents: Vec<ResourceContents>,
 }
+
+impl WireResult for ReadResourceResult {}
 
 /// The data of a resource-not-found error.
 #[derive(Debug, Serialize)]

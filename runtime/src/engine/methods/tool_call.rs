@@ -4,24 +4,27 @@
 
 use std::borrow::Cow;
 
-use serde::de::{MapAccess, Visitor};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::engine::jsonrpc::raw_request;
+use crate::engine::jsonrpc::canonical_call;
+use crate::engine::jsonrpc::raw_request::{self, RawRequest};
 use crate::engine::params::{Field, Object, RequestMeta};
 use crate::engine::table::Arguments;
 
-/// What a `tools/call` request gives the call.
+/// What a `tools/call` request gives the call; the tool's name borrowed from the message's text
+/// where it can be.
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct CallParams {
-    pub(crate) name: Field<String>,
+pub(crate) struct CallParams<'a> {
+    pub(crate) name: Field<Cow<'a, str>>,
     pub(crate) meta: Field<Object<RequestMeta>>,
     pub(crate) arguments: Option<Arguments>,
 }
 
-impl CallParams {
+impl CallParams<'static> {
     /// From the params read as a JSON value; params that are no object (none, an array) name no
     /// tool.
     pub(crate) fn from_value(params: Option<Value>) -> Self {
@@ -49,17 +52,33 @@ impl CallParams {
 
 /// The params of a `tools/call` read from its message's text, the arguments kept as text: for
 /// [`raw_request::read`], which reads each member here as a value would be read.
-pub(crate) struct TextParams(pub(crate) CallParams);
+pub(crate) struct TextParams<'a>(pub(crate) CallParams<'a>);
 
-impl<'de> Deserialize<'de> for TextParams {
+impl<'de> Deserialize<'de> for TextParams<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (name, meta, arguments) = d.deserialize_map(Members)?;
-        // The params are at level 1 of the message, their arguments at level 2.
-        if arguments.is_some_and(|text| !raw_request::reads_as_value(text, 2)) {
-            return Err(serde::de::Error::custom("arguments that do not read as a value"));
-        }
-        let arguments = arguments.map(Arguments::from_text);
-        Ok(TextParams(CallParams { name: field(name), meta: field(meta), arguments }))
+        let arguments = checked(arguments).map_err(serde::de::Error::custom)?;
+        Ok(TextParams(CallParams { name: name.unwrap_or_default(), meta: field(meta), arguments }))
+    }
+}
+
+/// A `tools/call` of an initialized session read from its text: from its constant parts where
+/// it is written the usual way, else with serde; `None` when it is to be read as a value.
+pub(crate) fn read(bytes: &[u8]) -> Option<RawRequest<TextParams<'_>>> {
+    let Some(call) = canonical_call::read(bytes) else {
+        return raw_request::read::<TextParams>(bytes, "tools/call");
+    };
+    let arguments = checked(Some(call.arguments)).ok()?;
+    let name = Field::Given(Cow::Borrowed(call.name));
+    Some(RawRequest { id: call.id, params: TextParams(CallParams { name, meta: Field::Absent, arguments }) })
+}
+
+/// The arguments' text, when it reads as a value.
+fn checked(arguments: Option<&RawValue>) -> Result<Option<Arguments>, &'static str> {
+    // The params are at level 1 of the message, their arguments at level 2.
+    match arguments {
+        Some(text) if !raw_request::reads_as_value(text, 2) => Err("arguments that do not read as a value"),
+        arguments => Ok(arguments.map(Arguments::from_text)),
     }
 }
 
@@ -68,7 +87,7 @@ impl<'de> Deserialize<'de> for TextParams {
 struct Members;
 
 impl<'de> Visitor<'de> for Members {
-    type Value = (Option<Value>, Option<Value>, Option<&'de RawValue>);
+    type Value = (Option<Field<Cow<'de, str>>>, Option<Value>, Option<&'de RawValue>);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object")
@@ -78,13 +97,70 @@ impl<'de> Visitor<'de> for Members {
         let (mut name, mut meta, mut arguments) = (None, None, None);
         while let Some(key) = map.next_key::<Key<'de>>()? {
             match key.0.as_ref() {
-                "name" => name = Some(map.next_value()?),
+                "name" => name = Some(map.next_value::<Name>()?.0),
                 "_meta" => meta = Some(map.next_value()?),
                 "arguments" => arguments = Some(map.next_value()?),
                 _ => drop(map.next_value::<Value>()?),
             }
         }
         Ok((name, meta, arguments))
+    }
+}
+
+/// The tool's name as a [`Field`], read from the text with no JSON value built for a string;
+/// anything else is read as a value would be, so that what a value refuses is refused alike.
+struct Name<'a>(Field<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NameVisitor)
+    }
+}
+
+struct NameVisitor;
+
+impl<'de> Visitor<'de> for NameVisitor {
+    type Value = Name<'de>;
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Name(Field::Given(Cow::Borrowed(v))))
+    }
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Name(Field::Given(Cow::Owned(v.to_owned()))))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Name(Field::Null))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Name(Field::Invalid))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(|_| Name(Field::Invalid))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        // An arbitrary-precision number reads as a map too: as a value, it is what decides.
+        Value::deserialize(MapAccessDeserializer::new(map)).map(|value| Name(field(Some(value))))
     }
 }
 
@@ -131,15 +207,22 @@ mod tests {
     #[derive(Debug, Default, serde::Deserialize)]
     #[serde(default)]
     struct Typed {
-        name: Field<String>,
+        name: Field<Cow<'static, str>>,
         #[serde(rename = "_meta")]
         meta: Field<Object<RequestMeta>>,
     }
 
     /// The params of a `tools/call` message, read from its text.
-    fn read_text(params: &str) -> Option<CallParams> {
+    fn read_text(params: &str) -> Option<CallParams<'static>> {
         let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-        raw_request::read::<TextParams>(message.as_bytes(), "tools/call").map(|request| request.params.0)
+        let read = raw_request::read::<TextParams>(message.as_bytes(), "tools/call")?.params.0;
+        let name = match read.name {
+            Field::Given(name) => Field::Given(Cow::Owned(name.into_owned())),
+            Field::Absent => Field::Absent,
+            Field::Null => Field::Null,
+            Field::Invalid => Field::Invalid,
+        };
+        Some(CallParams { name, meta: read.meta, arguments: read.arguments })
     }
 
     /// A message read from its text is one `decode` reads alike; one it refuses is left to
@@ -181,6 +264,33 @@ mod tests {
         assert!(!read(params[2]) && !read(params[3]) && !read(params[4]) && !read(params[6]));
     }
 
+    /// A call read from its constant parts is the call serde reads.
+    #[test]
+    fn reads_a_usual_call_as_serde_reads_it() {
+        let arguments = [
+            r#"{"a":1,"b":2}"#,
+            r#"{"s":"\u00e9}}","n":[1.5,-0,{"x":null}]}"#,
+            r#"{"s":"\ud800"}"#,
+            r#"{"n":1e999}"#,
+            r#"{"a":1,}"#,
+            "{}",
+            "[]",
+        ];
+        for arguments in arguments {
+            for name in ["add_numbers", "", "é", "a b", r"a\u0062"] {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+                );
+                let by_serde = raw_request::read::<TextParams>(line.as_bytes(), "tools/call");
+                let read = read(line.as_bytes());
+                assert_eq!(read.is_some(), by_serde.is_some(), "{line}");
+                if let (Some(read), Some(by_serde)) = (read, by_serde) {
+                    assert_eq!((read.id, read.params.0), (by_serde.id, by_serde.params.0), "{line}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn reads_as_a_typed_struct_reads_the_object() {
         let cases = [
@@ -215,10 +325,10 @@ mod tests {
         let read = CallParams::from_members(members);
         assert_eq!(
             (read.name, read.arguments),
-            (Field::Given("last".to_owned()), Some(Arguments::Value(json!({ "a": 2 }))))
+            (Field::Given(Cow::from("last")), Some(Arguments::Value(json!({ "a": 2 }))))
         );
         let read = read_text(r#"{"name":"first","arguments":{"a":1},"n\u0061me":"last","arguments":{"a":2}}"#).unwrap();
         let arguments = read.arguments.map(Arguments::into_value);
-        assert_eq!((read.name, arguments), (Field::Given("last".to_owned()), Some(json!({ "a": 2 }))));
+        assert_eq!((read.name, arguments), (Field::Given(Cow::from("last")), Some(json!({ "a": 2 }))));
     }
 }

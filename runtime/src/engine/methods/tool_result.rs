@@ -10,7 +10,7 @@ use crate::api::content::{Content, ContentBlock};
 use crate::api::error::Error;
 use crate::api::output::Output;
 use crate::engine::table::validate::{self, Violation};
-use crate::engine::wire;
+use crate::engine::wire::{self, WireResult};
 
 /// A `tools/call` result, serialized as it stands: no intermediate JSON value is built.
 #[derive(Serialize)]
@@ -20,6 +20,27 @@ pub(crate) struct ToolResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     structured_content: Option<Value>,
     is_error: bool,
+}
+
+/// Writes what serde writes, the constant parts as they are: serde escapes every key anew.
+impl WireResult for ToolResult {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(br#"{"content":"#);
+        match &self.content {
+            Blocks::Text([ContentBlock::Text { text }]) => {
+                out.extend_from_slice(br#"[{"type":"text","text":"#);
+                serde_json::to_writer(&mut *out, text)?;
+                out.extend_from_slice(b"}]");
+            }
+            blocks => serde_json::to_writer(&mut *out, blocks)?,
+        }
+        if let Some(value) = &self.structured_content {
+            out.extend_from_slice(br#","structuredContent":"#);
+            serde_json::to_writer(&mut *out, value)?;
+        }
+        out.extend_from_slice(if self.is_error { br#","isError":true}"# } else { br#","isError":false}"# });
+        Ok(())
+    }
 }
 
 #[derive(Serialize)]
@@ -108,6 +129,28 @@ mod tests {
 
     fn tool_result(outcome: Result<Output, Error>, limit: usize, structured: bool) -> Value {
         serde_json::to_value(super::tool_result(outcome, limit, structured, None)).unwrap()
+    }
+
+    /// What a result writes by hand is what serde writes.
+    #[test]
+    fn writes_what_serde_writes() {
+        let picture = Content::from(ContentBlock::image(b"dot", "image/png"));
+        let outcomes = [
+            Ok(Output::Json(json!({ "a": "x\"\n\u{7f}\u{1}é", "b": [1, 2.5] }))),
+            Ok(Output::Json(json!([1]))),
+            Ok(Output::Json(json!("text"))),
+            Ok(Output::Content(picture)),
+            Ok(Output::Content(Content::from(ContentBlock::text("a")))),
+            Err(Error { kind: ErrorKind::Conflict, body: json!({ "error": "Version conflict" }) }),
+        ];
+        for outcome in outcomes {
+            for structured in [true, false] {
+                let result = super::tool_result(outcome.clone(), 1000, structured, None);
+                let mut written = Vec::new();
+                result.write_json(&mut written).unwrap();
+                assert_eq!(String::from_utf8(written).unwrap(), serde_json::to_string(&result).unwrap());
+            }
+        }
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub(crate) fn call<S: Send + Sync + 'static>(mut request: Request<'_, S>) {
 }
 
 /// `tools/call` with its params read.
-pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, params: CallParams) {
+pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, params: CallParams<'_>) {
     let Field::Given(name) = params.name else {
         return request.refuse(RpcError::invalid_params("params.name (a string) is required"));
     };
@@ -96,7 +96,7 @@ pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, param
             return request.refuse(tasks::not_declared(&format!("the tool `{name}`")));
         }
         Ok(TaskSupport::Optional | TaskSupport::Required) if declared => {
-            return call_as_task(request, progress_token, name, arguments);
+            return call_as_task(request, progress_token, name.into_owned(), arguments);
         }
         _ => {}
     }

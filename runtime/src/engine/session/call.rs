@@ -5,7 +5,6 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{SessionCore, catch_panic};
@@ -19,6 +18,7 @@ use crate::engine::methods::{logging, notifications};
 use crate::engine::outbox::Destination;
 use crate::engine::stateless::{StatelessResult, rounds};
 use crate::engine::tasks::{Task, TaskScope};
+use crate::engine::wire::WireResult;
 
 /// A call in flight, as the session holds it.
 pub(crate) struct InFlight<S> {
@@ -79,7 +79,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     ) where
         F: FnOnce(Cx<S>, &Arc<CallScope<S>>) -> Fut,
         Fut: Future<Output = Result<Reply<T>, RpcError>> + Send + 'static,
-        T: Serialize + Send + 'static,
+        T: WireResult + Send + 'static,
     {
         let round = match &era {
             RequestEra::Stateless(meta) => meta.input.clone().map(|input| Arc::new(rounds::Round::new(input))),
@@ -100,15 +100,19 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         });
         let call: Arc<dyn CallSide> = scope.clone();
         let work = work(Cx::new(self.server.side(), context.clone(), Some(call)), &scope);
-        let key = self.server.config().state_key.clone();
+        let round = round.map(|round| (round, self.server.config().state_key.clone()));
         // A round that asks what it has no answer for stops there, answered `input_required`.
+        // Boxed: rounds are rare, and the other calls need not carry (and move) the wait.
         let work = async move {
-            let Some(round) = round else { return work.await };
-            tokio::select! {
-                biased;
-                result = work => result,
-                () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
-            }
+            let Some((round, key)) = round else { return work.await };
+            Box::pin(async move {
+                tokio::select! {
+                    biased;
+                    result = work => result,
+                    () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
+                }
+            })
+            .await
         };
         let mut fut = catch_panic(work);
         lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });
@@ -133,7 +137,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         call.abort = Some(handle.abort_handle());
     }
 
-    fn finish<T: Serialize>(&self, id: RequestId, result: Result<Reply<T>, RpcError>) {
+    fn finish<T: WireResult>(&self, id: RequestId, result: Result<Reply<T>, RpcError>) {
         let mut in_flight = lock(&self.in_flight);
         if let Some(call) = in_flight.remove(&id) {
             // Sent under the lock, so no progress for this request can follow the response.
@@ -147,12 +151,20 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
                     let result = StatelessResult::task(task, meta);
                     self.send(jsonrpc::result(&id, &result), Destination::Response(id));
                 }
-                Ok(Reply::Complete(value)) => self.answer(id, Ok(value), &call.scope.era),
+                Ok(Reply::Complete(value)) => self.complete(id, value, &call.scope.era),
                 Err(e) => self.answer::<()>(id, Err(e), &call.scope.era),
             }
         }
         if in_flight.is_empty() {
             self.idle.notify_waiters();
+        }
+    }
+
+    /// Sends a call's result; under a handshake, written as its type writes it.
+    fn complete<T: WireResult>(&self, id: RequestId, value: T, era: &RequestEra) {
+        match era {
+            RequestEra::Handshake => self.send(jsonrpc::written_result(&id, &value), Destination::Response(id)),
+            RequestEra::Stateless(_) => self.answer(id, Ok(value), era),
         }
     }
 }

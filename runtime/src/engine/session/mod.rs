@@ -20,7 +20,7 @@ use crate::engine::era::RequestEra;
 use crate::engine::handshake::{self, SessionState, batch};
 use crate::engine::jsonrpc::raw_request::RawRequest;
 use crate::engine::jsonrpc::{self, Incoming, RequestId, RpcError};
-use crate::engine::methods::tool_call::TextParams;
+use crate::engine::methods::tool_call::{self, TextParams};
 use crate::engine::methods::{self, tool_result, tools};
 use crate::engine::outbox::{Destination, Outbox, Outgoing};
 use crate::engine::params::{self, Field};
@@ -85,7 +85,7 @@ impl<S: Send + Sync + 'static> Session<S> {
         }
         // The hot path: a tool call, its arguments left as text for the tool to read.
         if self.is_initialized()
-            && let Some(call) = jsonrpc::raw_request::read::<TextParams>(bytes, "tools/call")
+            && let Some(call) = tool_call::read(bytes)
         {
             return self.0.tool_call(call, context);
         }

@@ -5,6 +5,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::plain_members::PlainMembers;
 use crate::api::rpc::RpcError;
 
 /// The arguments of a call.
@@ -79,8 +80,28 @@ impl Names {
         if self.required.len() > 64 {
             return false;
         }
+        if !text.get().as_bytes().contains(&b'\\') {
+            return self.admit_members(PlainMembers::of(text.get()));
+        }
         let mut reader = serde_json::Deserializer::from_str(text.get());
         serde::Deserializer::deserialize_map(&mut reader, self).unwrap_or(false)
+    }
+
+    /// Whether `members` (each name, and whether its value is null) name only known members and
+    /// each required one, not null.
+    fn admit_members<'a>(&self, members: impl Iterator<Item = (&'a str, bool)>) -> bool {
+        let mut present = 0u64;
+        for (name, null) in members {
+            if self.known.as_ref().is_some_and(|known| !known.iter().any(|known| known == name)) {
+                return false;
+            }
+            match (self.required.iter().position(|required| required == name), null) {
+                (Some(_), true) => return false,
+                (Some(i), false) => present |= 1 << i,
+                (None, _) => {}
+            }
+        }
+        present.count_ones() as usize == self.required.len()
     }
 }
 
@@ -92,19 +113,20 @@ impl<'de> Visitor<'de> for &Names {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut present = 0u64;
-        while let Some(name) = map.next_key::<&str>()? {
-            if self.known.as_ref().is_some_and(|known| !known.iter().any(|known| known == name)) {
-                return Ok(false);
-            }
-            let required = self.required.iter().position(|required| required == name);
-            match (required, map.next_value::<Option<IgnoredAny>>()?) {
-                (Some(_), None) => return Ok(false),
-                (Some(i), Some(_)) => present |= 1 << i,
-                (None, _) => {}
-            }
-        }
-        Ok(present.count_ones() as usize == self.required.len())
+        // Read as they are looked at, so that an unknown name stops the reading there.
+        let mut failed = None;
+        let members = std::iter::from_fn(|| {
+            let mut member = || -> Result<Option<(&'de str, bool)>, A::Error> {
+                let Some(name) = map.next_key::<&str>()? else { return Ok(None) };
+                Ok(Some((name, map.next_value::<Option<IgnoredAny>>()?.is_none())))
+            };
+            member().unwrap_or_else(|e| {
+                failed = Some(e);
+                None
+            })
+        });
+        let admitted = self.admit_members(members);
+        failed.map_or(Ok(admitted), Err)
     }
 }
 
@@ -134,7 +156,30 @@ mod tests {
         assert!(!names.admit(&raw(r#"{"a": 1}"#)), "a required one absent");
         assert!(!names.admit(&raw(r#"{"b": 1, "c": 2}"#)), "an unknown one");
         assert!(!names.admit(&raw(r#"{"\u0062": 1}"#)), "escaped: read as a value instead");
+        assert!(!names.admit(&raw(r#"{"b": 2, "\u0063": 1}"#)), "escaped after the required one");
+        assert!(names.admit(&raw(r#"{"a": "x\"y", "b": 2}"#)), "escapes in a value only");
         let open = Names { known: None, required: Vec::new() };
         assert!(open.admit(&raw(r#"{"c": 1}"#)));
+    }
+
+    /// Text without a backslash, read by its quotes and brackets, is admitted as serde reads it.
+    #[test]
+    fn plain_text_is_admitted_as_serde_reads_it() {
+        let names = Names { known: Some(vec!["a".to_owned(), "b".to_owned()]), required: vec!["b".to_owned()] };
+        let texts = [
+            r#"{"a": {"c": [1, "]}"]}, "b": 2}"#,
+            r#"{"b": null}"#,
+            r#"{"b": [null]}"#,
+            r#"{ "a" : 1 , "b" : "" }"#,
+            r#"{"a": "b", "c": "b"}"#,
+            r#"{"b": 1, "b": 2, "a": nullx}"#,
+            "{}",
+        ];
+        for text in texts {
+            let Ok(text) = RawValue::from_string(text.to_owned()) else { continue };
+            let mut reader = serde_json::Deserializer::from_str(text.get());
+            let by_serde = serde::Deserializer::deserialize_map(&mut reader, &names).unwrap_or(false);
+            assert_eq!(names.admit(&text), by_serde, "{text}");
+        }
     }
 }

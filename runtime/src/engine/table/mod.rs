@@ -3,6 +3,8 @@
 
 mod arguments;
 mod limits;
+mod name_hash;
+mod plain_members;
 mod serde_enforced;
 pub(crate) mod validate;
 mod wire_names;
@@ -24,6 +26,7 @@ use crate::api::tool::{BoxFuture, Tool};
 
 use arguments::Names;
 pub(crate) use arguments::{Arguments, object as arguments};
+use name_hash::NameHash;
 
 enum Handler<S> {
     Static(Box<dyn Tool<S>>),
@@ -109,6 +112,18 @@ impl<S: Send + Sync + 'static> Entry<S> {
             Ok(call) => call,
             Err(failure) => return Outcome::ToolError(failure),
         };
+        let limit_ms = self.descriptor.limits.timeout_ms.or(default_timeout_ms);
+        // Most tools have neither limit. The limits' futures, larger than the rest of the call,
+        // are boxed for the tools that have one, so that the others' calls do not carry (and
+        // move) them.
+        if limit_ms.is_none() && self.slots.is_none() {
+            return Outcome::from(call.start(self).await);
+        }
+        Box::pin(self.limited(call, limit_ms)).await
+    }
+
+    /// Runs a prepared call within the tool's limits.
+    async fn limited(&self, call: Prepared<S>, limit_ms: Option<u64>) -> Outcome {
         let run = async {
             let _slot = match &self.slots {
                 Some(slots) => match slots.take().await {
@@ -119,7 +134,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
             };
             Outcome::from(call.start(self).await)
         };
-        match self.descriptor.limits.timeout_ms.or(default_timeout_ms) {
+        match limit_ms {
             Some(limit_ms) => limits::within(limit_ms, run).await,
             None => run.await,
         }
@@ -201,7 +216,7 @@ impl<S> std::fmt::Debug for Entry<S> {
 /// The table of a server whose state is `S`.
 pub struct Table<S> {
     static_entries: Vec<Arc<Entry<S>>>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, NameHash>,
     dynamic: RwLock<Vec<Arc<Entry<S>>>>,
 }
 
@@ -209,7 +224,7 @@ impl<S: Send + Sync + 'static> Table<S> {
     /// Builds the table from the tools of `table!`, in declaration order, checking names and schemas.
     pub fn new(tools: Vec<Box<dyn Tool<S>>>) -> Result<Self, TableError> {
         let mut static_entries = Vec::with_capacity(tools.len());
-        let mut index = HashMap::with_capacity(tools.len());
+        let mut index = HashMap::with_capacity_and_hasher(tools.len(), NameHash::default());
         for tool in tools {
             let entry = Entry::new(ToolDescriptor::from(tool.meta()), Handler::Static(tool))?;
             if index.insert(entry.descriptor.name.clone(), static_entries.len()).is_some() {

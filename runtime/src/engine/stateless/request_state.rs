@@ -150,7 +150,7 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(out, key);
+                write_str(out, key);
                 out.push(b':');
                 write_canonical(out, value, &[]);
             }
@@ -166,8 +166,20 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
             }
             out.push(b']');
         }
+        Value::String(text) => write_str(out, text),
         scalar => write_json(out, scalar),
     }
+}
+
+/// A string as serde_json writes it: copied as it is when nothing in it needs an escape.
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        return write_json(out, text);
+    }
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
 }
 
 fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
@@ -216,6 +228,10 @@ mod tests {
             r#"{"arguments":{"a":null,"b":[1,{"c":"x\"","d":1}]},"name":"t"}"#
         );
         assert_eq!(BoundRequest::new("tools/call", &None).params, b"null");
+        let escaped = json!({ "k\u{1}": "a\\b\n\u{7f}é" });
+        let mut text = Vec::new();
+        write_canonical(&mut text, &escaped, &[]);
+        assert_eq!(text, serde_json::to_vec(&escaped).unwrap(), "strings are written as serde_json writes them");
     }
 
     #[test]

@@ -14,7 +14,9 @@ use hyper::header::{AsHeaderName, HeaderName};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
-use tooltable::transport::{META_PROTOCOL_VERSION as PROTOCOL_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
+use tooltable::transport::{
+    META_PROTOCOL_VERSION as PROTOCOL_VERSION, MarkedProperties, STATELESS_VERSIONS, SUPPORTED_VERSIONS,
+};
 
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
@@ -107,11 +109,25 @@ fn check_headers<S: Send + Sync + 'static>(
     method: &str,
     params: &Option<Value>,
 ) -> Result<(), RpcError> {
-    let params = params.as_ref().and_then(Value::as_object);
-    let field = |name: &str| params.and_then(|p| p.get(name));
+    let name_key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    };
+    // One pass over the few members, each compared as text: cheaper than hashing a name per lookup.
+    let (mut meta, mut named, mut arguments) = (None, None, None);
+    for (key, value) in params.as_ref().and_then(Value::as_object).into_iter().flatten() {
+        match key.as_str() {
+            "_meta" => meta = Some(value),
+            "arguments" => arguments = Some(value),
+            key if name_key == Some(key) => named = Some(value),
+            _ => {}
+        }
+    }
     let version =
         header(headers, &VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
-    if let Some(body_version) = field("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).and_then(Value::as_str)
+    if let Some(body_version) = meta.and_then(|m| member(m, PROTOCOL_VERSION)).and_then(Value::as_str)
         && body_version != version
     {
         return Err(mismatch(format!(
@@ -125,12 +141,6 @@ fn check_headers<S: Send + Sync + 'static>(
         }
         Some(_) => {}
     }
-    let named = match method {
-        "tools/call" | "prompts/get" => field("name"),
-        "resources/read" => field("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => field("taskId"),
-        _ => None,
-    };
     let named = named.and_then(Value::as_str);
     if let Some(name) = named {
         match header(headers, &NAME_HEADER).map(decoded) {
@@ -143,25 +153,28 @@ fn check_headers<S: Send + Sync + 'static>(
         }
     }
     if method == "tools/call"
-        && let (Some(name), Some(args)) = (named, field("arguments"))
+        && let (Some(name), Some(args)) = (named, arguments)
         && let Some(tool) = cx.server.table().get(name)
     {
-        check_param_headers(headers, &tool.descriptor.input_schema, args)?;
+        check_param_headers(headers, &tool.marked_headers, args)?;
     }
     Ok(())
 }
 
-/// Each property the schema marks `x-mcp-header` (reached through `properties` alone) whose
-/// argument is present and not null must come as `Mcp-Param-{name}` with the same value.
-fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Result<(), RpcError> {
-    // Only an object argument can hold marked properties further down: most calls, whose
-    // arguments are scalars, never allocate the stack.
-    let (mut next, mut stack) = (Some((schema, args)), Vec::new());
-    while let Some((schema, value)) = next.take().or_else(|| stack.pop()) {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else { continue };
-        for (key, property) in properties {
-            let Some(arg) = value.get(key).filter(|v| !v.is_null()) else { continue };
-            if let Some(name) = property.get("x-mcp-header").and_then(Value::as_str) {
+/// An object's member, found by comparing names: the object is small.
+fn member<'a>(object: &'a Value, key: &str) -> Option<&'a Value> {
+    object.as_object()?.iter().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// Each marked property (see [`MarkedProperties`]) whose argument is present and not null must
+/// come as `Mcp-Param-{mark}` with the same value.
+fn check_param_headers(headers: &HeaderMap, marked: &MarkedProperties, args: &Value) -> Result<(), RpcError> {
+    // Most tools mark nothing, and most calls' marked arguments are scalars: neither allocates.
+    let (mut next, mut stack) = (Some((marked, args)), Vec::new());
+    while let Some((marked, value)) = next.take().or_else(|| stack.pop()) {
+        for property in marked.iter() {
+            let Some(arg) = value.get(&property.key).filter(|v| !v.is_null()) else { continue };
+            if let Some(name) = &property.mark {
                 let header_name = format!("mcp-param-{}", name.to_ascii_lowercase());
                 let given = match header(headers, header_name.as_str()).map(decoded) {
                     None => return Err(mismatch(format!("the Mcp-Param-{name} header is missing"))),
@@ -169,11 +182,12 @@ fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Res
                     Some(Ok(given)) => given,
                 };
                 if !same_value(&given, arg) {
+                    let key = &property.key;
                     return Err(mismatch(format!("the Mcp-Param-{name} header does not match the argument `{key}`")));
                 }
             }
-            if arg.is_object() {
-                stack.push((property, arg));
+            if arg.is_object() && !property.properties.is_empty() {
+                stack.push((&property.properties, arg));
             }
         }
     }
@@ -232,6 +246,7 @@ mod tests {
             "region": { "type": "string", "x-mcp-header": "Region" },
             "nested": { "type": "object", "properties": { "n": { "type": "integer", "x-mcp-header": "N" } } },
         } });
+        let schema = MarkedProperties::of(&schema);
         let mut headers = HeaderMap::new();
         let args = json!({ "region": "eu", "nested": { "n": 7 } });
         assert_eq!(check_param_headers(&headers, &schema, &args).unwrap_err().code, code::HEADER_MISMATCH);

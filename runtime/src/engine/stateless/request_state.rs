@@ -143,14 +143,31 @@ impl BoundRequest {
 fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
     match value {
         Value::Object(map) => {
-            let mut members: Vec<_> = map.iter().filter(|(k, _)| !skipped.contains(&k.as_str())).collect();
+            // Sorted on the stack when they fit: a request's objects have a handful of members.
+            let mut on_stack = [("", &NULL); ON_STACK];
+            let mut on_heap = Vec::new();
+            let kept = map.iter().filter(|(k, _)| !skipped.contains(&k.as_str())).map(|(k, v)| (k.as_str(), v));
+            let members = match map.len() <= ON_STACK {
+                true => {
+                    let mut n = 0;
+                    for member in kept {
+                        on_stack[n] = member;
+                        n += 1;
+                    }
+                    &mut on_stack[..n]
+                }
+                false => {
+                    on_heap.extend(kept);
+                    &mut on_heap[..]
+                }
+            };
             members.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push(b'{');
-            for (i, (key, value)) in members.into_iter().enumerate() {
+            for (i, (key, value)) in members.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_str(out, key);
+                write_json(out, key);
                 out.push(b':');
                 write_canonical(out, value, &[]);
             }
@@ -166,21 +183,13 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
             }
             out.push(b']');
         }
-        Value::String(text) => write_str(out, text),
         scalar => write_json(out, scalar),
     }
 }
 
-/// A string as serde_json writes it: copied as it is when nothing in it needs an escape.
-fn write_str(out: &mut Vec<u8>, text: &str) {
-    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        return write_json(out, text);
-    }
-    out.reserve(text.len() + 2);
-    out.push(b'"');
-    out.extend_from_slice(text.as_bytes());
-    out.push(b'"');
-}
+/// The most members of an object sorted without allocating.
+const ON_STACK: usize = 8;
+static NULL: Value = Value::Null;
 
 fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     // Strings and JSON values always serialize, and writing to memory cannot fail.

@@ -58,12 +58,15 @@ pub(super) async fn post<S: Send + Sync + 'static>(
         return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
     }
     let http = cx.sessions.ephemeral(&cx.server, caller.client);
-    let watching = (method == "subscriptions/listen").then(|| {
-        cx.sessions.listening(&http);
-        hangup.map(Hangup::watch)
-    });
-    // The session lives as long as the stream; the client closing it cancels the request.
-    let owner = StreamOwner(Arc::new((Arc::clone(&http), watching)));
+    // The session lives as long as the stream; the client closing it cancels the request. A
+    // listen's stream also tells the connection that it watches for its client's hangup.
+    let owner = match method == "subscriptions/listen" {
+        true => {
+            cx.sessions.listening(&http);
+            StreamOwner(Arc::new((Arc::clone(&http), hangup.map(Hangup::watch))))
+        }
+        false => StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>),
+    };
     let answered = Answered { status: error_status, owner: Some(owner) };
     let message = Message::Request { id: id.clone(), method, params };
     exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {
@@ -75,9 +78,9 @@ pub(super) async fn post<S: Send + Sync + 'static>(
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the
 /// revision refuses (bad `_meta`, version, capability, headers), else 200.
 fn error_status(answer: &str) -> StatusCode {
-    // The engine writes every key plainly: an answer without this text is no error, and most
-    // answers are results, spared a second parse.
-    if !answer.contains("\"error\"") {
+    // Most answers are results, spared a second parse: the engine's frame says so before its
+    // value (which may be long), and an answer without `"error"` anywhere is no error either.
+    if is_result(answer) || !answer.contains("\"error\"") {
         return StatusCode::OK;
     }
     #[derive(serde::Deserialize)]
@@ -99,6 +102,28 @@ fn error_status(answer: &str) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
+}
+
+/// Whether an answer is a result by the engine's frame, `{"jsonrpc":"2.0","id":ID,"result":`: a
+/// string id is skipped to its closing quote (serde_json escapes any within it).
+fn is_result(answer: &str) -> bool {
+    let Some(id) = answer.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else { return false };
+    let after_id = match id.strip_prefix('"') {
+        Some(text) => {
+            let mut escaped = false;
+            let end = text.bytes().position(|b| {
+                let closes = b == b'"' && !escaped;
+                escaped = b == b'\\' && !escaped;
+                closes
+            });
+            match end {
+                Some(end) => &text[end + 1..],
+                None => return false,
+            }
+        }
+        None => id.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'),
+    };
+    after_id.starts_with(r#","result":"#)
 }
 
 /// The headers must mirror the body: the version, the method, the name, and each argument the
@@ -238,6 +263,16 @@ mod tests {
         assert!(decoded("=?base64?!!?=").is_err());
         assert!(same_value("42", &json!(42)) && same_value("42.0", &json!(42)) && !same_value("43", &json!(42)));
         assert!(same_value("true", &json!(true)) && !same_value("True", &json!(true)));
+    }
+
+    #[test]
+    fn a_result_is_told_by_its_frame() {
+        assert!(is_result(r#"{"jsonrpc":"2.0","id":-12,"result":{"error":1}}"#));
+        assert!(is_result(r#"{"jsonrpc":"2.0","id":"a\\\",\"result\":","result":{}}"#));
+        assert!(!is_result(r#"{"jsonrpc":"2.0","id":"x\",\"result\":","error":{"code":1}}"#));
+        assert!(!is_result(r#"{"jsonrpc":"2.0","id":null,"error":{"data":{"result":1}}}"#));
+        assert_eq!(error_status(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#), StatusCode::NOT_FOUND);
+        assert_eq!(error_status(r#"{"jsonrpc":"2.0","id":"1","result":{"x":"error"}}"#), StatusCode::OK);
     }
 
     #[test]

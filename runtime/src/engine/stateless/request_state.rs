@@ -241,6 +241,11 @@ mod tests {
         let mut text = Vec::new();
         write_canonical(&mut text, &escaped, &[]);
         assert_eq!(text, serde_json::to_vec(&escaped).unwrap(), "strings are written as serde_json writes them");
+        let many: Map<String, Value> = (0..12).rev().map(|i| (format!("k{i:02}"), json!(i))).collect();
+        let mut text = Vec::new();
+        write_canonical(&mut text, &Value::Object(many.clone()), &["k03"]);
+        let sorted: std::collections::BTreeMap<_, _> = many.into_iter().filter(|(k, _)| k != "k03").collect();
+        assert_eq!(text, serde_json::to_vec(&sorted).unwrap(), "more members than fit on the stack");
     }
 
     #[test]

@@ -328,5 +328,5 @@ pub mod transport {
     pub use crate::engine::outbox::{Destination, Outbox, Outgoing};
     pub use crate::engine::session::Session;
     pub use crate::engine::stateless::{PROTOCOL_VERSION as META_PROTOCOL_VERSION, STATELESS_VERSIONS};
-    pub use crate::engine::table::{Entry, Table};
+    pub use crate::engine::table::{Entry, MarkedProperties, MarkedProperty, Table};
 }

@@ -16,8 +16,9 @@ struct Frame {
 
 impl Frame {
     fn new() -> Self {
-        // Most messages fit; a larger one grows the buffer as it is written.
-        let mut out = Vec::with_capacity(256);
+        // Most messages fit, a 2026-07-28 result with its `resultType` and `_meta` included; a
+        // larger one grows the buffer as it is written.
+        let mut out = Vec::with_capacity(512);
         out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
         Frame { out, failed: false }
     }

@@ -9,13 +9,12 @@ pub(crate) mod rounds;
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::api::logging::LogLevel;
 use crate::engine::era::{RequestEra, SUPPORTED_VERSIONS};
 use crate::engine::jsonrpc::{RpcError, code};
-use crate::engine::params::{self, Field, Object};
 use request_state::StateKey;
 use rounds::RoundInput;
 
@@ -50,25 +49,14 @@ pub(crate) struct RequestMeta {
     pub(crate) input: Option<Arc<RoundInput>>,
 }
 
-/// The params of any request, as far as its era is concerned.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct EraParams {
-    #[serde(rename = "_meta")]
-    meta: Field<Object<StatelessMeta>>,
-}
+/// The `_meta` keys of a 2026-07-28 request's client capabilities and log level.
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
-/// The keys of a 2026-07-28 request's `_meta`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct StatelessMeta {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: Field<String>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    client_capabilities: Field<Map<String, Value>>,
-    /// Null is no level, as absent is.
-    #[serde(rename = "io.modelcontextprotocol/logLevel")]
-    log_level: Option<Value>,
+/// An object's member, found by comparing names: the params and their `_meta` have few, and
+/// comparing costs less than hashing the name to look it up.
+fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    object.iter().find_map(|(k, v)| (k == key).then_some(v))
 }
 
 /// Reads the era of a request to a session with no handshake: the handshake's for `initialize`
@@ -76,8 +64,10 @@ struct StatelessMeta {
 /// request's `_meta` describes it. A request of neither era is refused with the error the
 /// 2026-07-28 revision names.
 pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) -> Result<RequestEra, RpcError> {
-    let meta = params::read_ref::<EraParams>(params).meta.given().map(|Object(meta)| meta);
-    let versionless = meta.as_ref().is_none_or(|m| matches!(m.protocol_version, Field::Absent));
+    // A `_meta` that is no object is none, as one that is absent or null.
+    let members = params.as_ref().and_then(Value::as_object);
+    let meta = members.and_then(|p| member(p, "_meta")).and_then(Value::as_object);
+    let versionless = meta.is_none_or(|m| member(m, PROTOCOL_VERSION).is_none());
     if versionless && matches!(method, "initialize" | "ping") {
         return Ok(RequestEra::Handshake);
     }
@@ -88,15 +78,16 @@ pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) 
         )
     };
     let meta = meta.ok_or_else(needs)?;
-    let Field::Given(version) = meta.protocol_version else { return Err(needs()) };
-    let Field::Given(client_capabilities) = meta.client_capabilities else { return Err(needs()) };
+    let version = member(meta, PROTOCOL_VERSION).and_then(Value::as_str).ok_or_else(needs)?;
+    let client_capabilities = member(meta, CLIENT_CAPABILITIES).and_then(Value::as_object).ok_or_else(needs)?;
     let Some(version) = STATELESS_VERSIONS.iter().copied().find(|v| *v == version) else {
-        return Err(unsupported_version(&version));
+        return Err(unsupported_version(version));
     };
     if REMOVED.contains(&method) {
         return Err(RpcError::method_not_found(method));
     }
-    let log_level = match meta.log_level {
+    // Null is no level, as absent is.
+    let log_level = match member(meta, LOG_LEVEL).filter(|level| !level.is_null()) {
         None => None,
         Some(level) => Some(
             level
@@ -111,7 +102,7 @@ pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) 
     };
     Ok(RequestEra::Stateless(Arc::new(RequestMeta {
         version,
-        client_capabilities: Value::Object(client_capabilities),
+        client_capabilities: Value::Object(client_capabilities.clone()),
         log_level,
         cacheable: CACHEABLE.contains(&method),
         input,

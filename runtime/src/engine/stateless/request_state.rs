@@ -143,10 +143,27 @@ impl BoundRequest {
 fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
     match value {
         Value::Object(map) => {
-            let mut members: Vec<_> = map.iter().filter(|(k, _)| !skipped.contains(&k.as_str())).collect();
+            // Sorted on the stack when they fit: a request's objects have a handful of members.
+            let mut on_stack = [("", &NULL); ON_STACK];
+            let mut on_heap = Vec::new();
+            let kept = map.iter().filter(|(k, _)| !skipped.contains(&k.as_str())).map(|(k, v)| (k.as_str(), v));
+            let members = match map.len() <= ON_STACK {
+                true => {
+                    let mut n = 0;
+                    for member in kept {
+                        on_stack[n] = member;
+                        n += 1;
+                    }
+                    &mut on_stack[..n]
+                }
+                false => {
+                    on_heap.extend(kept);
+                    &mut on_heap[..]
+                }
+            };
             members.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push(b'{');
-            for (i, (key, value)) in members.into_iter().enumerate() {
+            for (i, (key, value)) in members.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
@@ -169,6 +186,10 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value, skipped: &[&str]) {
         scalar => write_json(out, scalar),
     }
 }
+
+/// The most members of an object sorted without allocating.
+const ON_STACK: usize = 8;
+static NULL: Value = Value::Null;
 
 fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     // Strings and JSON values always serialize, and writing to memory cannot fail.
@@ -216,6 +237,15 @@ mod tests {
             r#"{"arguments":{"a":null,"b":[1,{"c":"x\"","d":1}]},"name":"t"}"#
         );
         assert_eq!(BoundRequest::new("tools/call", &None).params, b"null");
+        let escaped = json!({ "k\u{1}": "a\\b\n\u{7f}é" });
+        let mut text = Vec::new();
+        write_canonical(&mut text, &escaped, &[]);
+        assert_eq!(text, serde_json::to_vec(&escaped).unwrap(), "strings are written as serde_json writes them");
+        let many: Map<String, Value> = (0..12).rev().map(|i| (format!("k{i:02}"), json!(i))).collect();
+        let mut text = Vec::new();
+        write_canonical(&mut text, &Value::Object(many.clone()), &["k03"]);
+        let sorted: std::collections::BTreeMap<_, _> = many.into_iter().filter(|(k, _)| k != "k03").collect();
+        assert_eq!(text, serde_json::to_vec(&sorted).unwrap(), "more members than fit on the stack");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! run time. Built once; looked up by name in O(1); each input schema compiled once.
 
 mod arguments;
+mod header_marks;
 mod limits;
 mod name_hash;
 mod plain_members;
@@ -26,6 +27,7 @@ use crate::api::tool::{BoxFuture, Tool};
 
 use arguments::Names;
 pub(crate) use arguments::{Arguments, object as arguments};
+pub use header_marks::{MarkedProperties, MarkedProperty};
 use name_hash::NameHash;
 
 enum Handler<S> {
@@ -43,6 +45,8 @@ pub struct Entry<S> {
     /// The MCP outputSchema, compiled: an error body it does not admit is sent without
     /// `structuredContent`, which a client validating it would otherwise reject.
     pub(crate) output_validator: Option<jsonschema::Validator>,
+    /// The arguments its inputSchema marks `x-mcp-header`, and the way to them.
+    pub marked_headers: MarkedProperties,
     /// Root property names when the schema is closed to others, for the unknown-argument check.
     pub(crate) known_args: Option<Vec<String>>,
     /// When serde, reading the tool's argument type, enforces the inputSchema but for the names
@@ -92,7 +96,18 @@ impl<S: Send + Sync + 'static> Entry<S> {
             let required = required.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
             Names { known: known_args.clone(), required }
         });
-        Ok(Entry { listing, descriptor, validator, output_validator, known_args, read_by_serde, slots, handler })
+        let marked_headers = MarkedProperties::of(&descriptor.input_schema);
+        Ok(Entry {
+            listing,
+            descriptor,
+            validator,
+            output_validator,
+            marked_headers,
+            known_args,
+            read_by_serde,
+            slots,
+            handler,
+        })
     }
 
     /// Validates the arguments and runs the tool, without its limits (a tool's call of another):

@@ -83,10 +83,10 @@ pub(crate) struct EventLogs {
 
 impl EventLogs {
     pub(crate) fn new(budget: Arc<LogBudget>, resumable: Resumable) -> Self {
-        let logs = HashMap::from([(GET_STREAM, StreamLog::default())]);
-        let (resumable, window) = match resumable {
-            Resumable::Never => (false, Duration::ZERO),
-            Resumable::AfterFirstGet(window) => (true, window),
+        // A session no GET can name keeps no log at all: it is made for one request.
+        let (logs, resumable, window) = match resumable {
+            Resumable::Never => (HashMap::new(), false, Duration::ZERO),
+            Resumable::AfterFirstGet(window) => (HashMap::from([(GET_STREAM, StreamLog::default())]), true, window),
         };
         let first_get_by = Instant::now() + window;
         EventLogs { logs, finished: VecDeque::new(), bytes: 0, get_attached: false, resumable, first_get_by, budget }

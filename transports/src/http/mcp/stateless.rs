@@ -14,7 +14,9 @@ use hyper::header::{AsHeaderName, HeaderName};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
-use tooltable::transport::{META_PROTOCOL_VERSION as PROTOCOL_VERSION, STATELESS_VERSIONS, SUPPORTED_VERSIONS};
+use tooltable::transport::{
+    META_PROTOCOL_VERSION as PROTOCOL_VERSION, MarkedProperties, STATELESS_VERSIONS, SUPPORTED_VERSIONS,
+};
 
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
@@ -56,12 +58,15 @@ pub(super) async fn post<S: Send + Sync + 'static>(
         return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
     }
     let http = cx.sessions.ephemeral(&cx.server, caller.client);
-    let watching = (method == "subscriptions/listen").then(|| {
-        cx.sessions.listening(&http);
-        hangup.map(Hangup::watch)
-    });
-    // The session lives as long as the stream; the client closing it cancels the request.
-    let owner = StreamOwner(Arc::new((Arc::clone(&http), watching)));
+    // The session lives as long as the stream; the client closing it cancels the request. A
+    // listen's stream also tells the connection that it watches for its client's hangup.
+    let owner = match method == "subscriptions/listen" {
+        true => {
+            cx.sessions.listening(&http);
+            StreamOwner(Arc::new((Arc::clone(&http), hangup.map(Hangup::watch))))
+        }
+        false => StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>),
+    };
     let answered = Answered { status: error_status, owner: Some(owner) };
     let message = Message::Request { id: id.clone(), method, params };
     exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {
@@ -73,9 +78,9 @@ pub(super) async fn post<S: Send + Sync + 'static>(
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the
 /// revision refuses (bad `_meta`, version, capability, headers), else 200.
 fn error_status(answer: &str) -> StatusCode {
-    // The engine writes every key plainly: an answer without this text is no error, and most
-    // answers are results, spared a second parse.
-    if !answer.contains("\"error\"") {
+    // Most answers are results, spared a second parse: the engine's frame says so before its
+    // value (which may be long), and an answer without `"error"` anywhere is no error either.
+    if is_result(answer) || !answer.contains("\"error\"") {
         return StatusCode::OK;
     }
     #[derive(serde::Deserialize)]
@@ -99,6 +104,28 @@ fn error_status(answer: &str) -> StatusCode {
     }
 }
 
+/// Whether an answer is a result by the engine's frame, `{"jsonrpc":"2.0","id":ID,"result":`: a
+/// string id is skipped to its closing quote (serde_json escapes any within it).
+fn is_result(answer: &str) -> bool {
+    let Some(id) = answer.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else { return false };
+    let after_id = match id.strip_prefix('"') {
+        Some(text) => {
+            let mut escaped = false;
+            let end = text.bytes().position(|b| {
+                let closes = b == b'"' && !escaped;
+                escaped = b == b'\\' && !escaped;
+                closes
+            });
+            match end {
+                Some(end) => &text[end + 1..],
+                None => return false,
+            }
+        }
+        None => id.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'),
+    };
+    after_id.starts_with(r#","result":"#)
+}
+
 /// The headers must mirror the body: the version, the method, the name, and each argument the
 /// tool marks with `x-mcp-header` (-32020 `HeaderMismatch` otherwise).
 fn check_headers<S: Send + Sync + 'static>(
@@ -107,11 +134,25 @@ fn check_headers<S: Send + Sync + 'static>(
     method: &str,
     params: &Option<Value>,
 ) -> Result<(), RpcError> {
-    let params = params.as_ref().and_then(Value::as_object);
-    let field = |name: &str| params.and_then(|p| p.get(name));
+    let name_key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    };
+    // One pass over the few members, each compared as text: cheaper than hashing a name per lookup.
+    let (mut meta, mut named, mut arguments) = (None, None, None);
+    for (key, value) in params.as_ref().and_then(Value::as_object).into_iter().flatten() {
+        match key.as_str() {
+            "_meta" => meta = Some(value),
+            "arguments" => arguments = Some(value),
+            key if name_key == Some(key) => named = Some(value),
+            _ => {}
+        }
+    }
     let version =
         header(headers, &VERSION_HEADER).ok_or_else(|| mismatch("the MCP-Protocol-Version header is missing"))?;
-    if let Some(body_version) = field("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).and_then(Value::as_str)
+    if let Some(body_version) = meta.and_then(|m| member(m, PROTOCOL_VERSION)).and_then(Value::as_str)
         && body_version != version
     {
         return Err(mismatch(format!(
@@ -125,12 +166,6 @@ fn check_headers<S: Send + Sync + 'static>(
         }
         Some(_) => {}
     }
-    let named = match method {
-        "tools/call" | "prompts/get" => field("name"),
-        "resources/read" => field("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => field("taskId"),
-        _ => None,
-    };
     let named = named.and_then(Value::as_str);
     if let Some(name) = named {
         match header(headers, &NAME_HEADER).map(decoded) {
@@ -143,25 +178,28 @@ fn check_headers<S: Send + Sync + 'static>(
         }
     }
     if method == "tools/call"
-        && let (Some(name), Some(args)) = (named, field("arguments"))
+        && let (Some(name), Some(args)) = (named, arguments)
         && let Some(tool) = cx.server.table().get(name)
     {
-        check_param_headers(headers, &tool.descriptor.input_schema, args)?;
+        check_param_headers(headers, &tool.marked_headers, args)?;
     }
     Ok(())
 }
 
-/// Each property the schema marks `x-mcp-header` (reached through `properties` alone) whose
-/// argument is present and not null must come as `Mcp-Param-{name}` with the same value.
-fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Result<(), RpcError> {
-    // Only an object argument can hold marked properties further down: most calls, whose
-    // arguments are scalars, never allocate the stack.
-    let (mut next, mut stack) = (Some((schema, args)), Vec::new());
-    while let Some((schema, value)) = next.take().or_else(|| stack.pop()) {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else { continue };
-        for (key, property) in properties {
-            let Some(arg) = value.get(key).filter(|v| !v.is_null()) else { continue };
-            if let Some(name) = property.get("x-mcp-header").and_then(Value::as_str) {
+/// An object's member, found by comparing names: the object is small.
+fn member<'a>(object: &'a Value, key: &str) -> Option<&'a Value> {
+    object.as_object()?.iter().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// Each marked property (see [`MarkedProperties`]) whose argument is present and not null must
+/// come as `Mcp-Param-{mark}` with the same value.
+fn check_param_headers(headers: &HeaderMap, marked: &MarkedProperties, args: &Value) -> Result<(), RpcError> {
+    // Most tools mark nothing, and most calls' marked arguments are scalars: neither allocates.
+    let (mut next, mut stack) = (Some((marked, args)), Vec::new());
+    while let Some((marked, value)) = next.take().or_else(|| stack.pop()) {
+        for property in marked.iter() {
+            let Some(arg) = value.get(&property.key).filter(|v| !v.is_null()) else { continue };
+            if let Some(name) = &property.mark {
                 let header_name = format!("mcp-param-{}", name.to_ascii_lowercase());
                 let given = match header(headers, header_name.as_str()).map(decoded) {
                     None => return Err(mismatch(format!("the Mcp-Param-{name} header is missing"))),
@@ -169,11 +207,12 @@ fn check_param_headers(headers: &HeaderMap, schema: &Value, args: &Value) -> Res
                     Some(Ok(given)) => given,
                 };
                 if !same_value(&given, arg) {
+                    let key = &property.key;
                     return Err(mismatch(format!("the Mcp-Param-{name} header does not match the argument `{key}`")));
                 }
             }
-            if arg.is_object() {
-                stack.push((property, arg));
+            if arg.is_object() && !property.properties.is_empty() {
+                stack.push((&property.properties, arg));
             }
         }
     }
@@ -227,11 +266,22 @@ mod tests {
     }
 
     #[test]
+    fn a_result_is_told_by_its_frame() {
+        assert!(is_result(r#"{"jsonrpc":"2.0","id":-12,"result":{"error":1}}"#));
+        assert!(is_result(r#"{"jsonrpc":"2.0","id":"a\\\",\"result\":","result":{}}"#));
+        assert!(!is_result(r#"{"jsonrpc":"2.0","id":"x\",\"result\":","error":{"code":1}}"#));
+        assert!(!is_result(r#"{"jsonrpc":"2.0","id":null,"error":{"data":{"result":1}}}"#));
+        assert_eq!(error_status(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#), StatusCode::NOT_FOUND);
+        assert_eq!(error_status(r#"{"jsonrpc":"2.0","id":"1","result":{"x":"error"}}"#), StatusCode::OK);
+    }
+
+    #[test]
     fn a_marked_argument_needs_its_header() {
         let schema = json!({ "type": "object", "properties": {
             "region": { "type": "string", "x-mcp-header": "Region" },
             "nested": { "type": "object", "properties": { "n": { "type": "integer", "x-mcp-header": "N" } } },
         } });
+        let schema = MarkedProperties::of(&schema);
         let mut headers = HeaderMap::new();
         let args = json!({ "region": "eu", "nested": { "n": 7 } });
         assert_eq!(check_param_headers(&headers, &schema, &args).unwrap_err().code, code::HEADER_MISMATCH);

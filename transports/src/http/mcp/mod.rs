@@ -75,15 +75,18 @@ struct Accepts {
     event_stream: bool,
 }
 
-/// Reads `Accept` once for both kinds.
+/// Reads `Accept` once for both kinds, as bytes: every request reads it.
 fn accepts(headers: &HeaderMap) -> Accepts {
     let mut accepts = Accepts { json: false, event_stream: false };
-    for item in headers.get_all(ACCEPT).iter().flat_map(|v| v.to_str().unwrap_or("").split(',')) {
-        match item.split(';').next().unwrap_or("").trim() {
-            "*/*" => return Accepts { json: true, event_stream: true },
-            "application/json" => accepts.json = true,
-            "text/event-stream" => accepts.event_stream = true,
-            _ => {}
+    // A value that is not visible text names no type.
+    for value in headers.get_all(ACCEPT).iter().filter(|v| v.to_str().is_ok()) {
+        for item in value.as_bytes().split(|&b| b == b',') {
+            match item.split(|&b| b == b';').next().unwrap_or_default().trim_ascii() {
+                b"*/*" => return Accepts { json: true, event_stream: true },
+                b"application/json" => accepts.json = true,
+                b"text/event-stream" => accepts.event_stream = true,
+                _ => {}
+            }
         }
     }
     accepts

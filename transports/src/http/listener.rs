@@ -54,13 +54,15 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
             let io = TokioIo::new(connections::StallGuard::new(stream, stall_timeout));
             let client = peer.ip();
             let connection = Arc::clone(&slot.connection);
+            // The connection's own handle: each request counts on it, not on the one every
+            // connection shares (a count written from every core).
+            let service = Arc::new(service);
             let hyper_service = service_fn(move |req: Request<hyper::body::Incoming>| {
-                let service = service.clone();
+                let (service, hangup) = (Arc::clone(&service), hangup.clone());
                 let busy = connection.begin();
-                let mut req = req.map(|body| connection.receive(body));
-                req.extensions_mut().insert(hangup.clone());
+                let req = req.map(|body| connection.receive(body));
                 async move {
-                    let response = service.answer(req, client).await;
+                    let response = service.answer(req, client, Some(hangup)).await;
                     Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
                 }
             });

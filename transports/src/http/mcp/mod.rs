@@ -18,6 +18,7 @@ use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcErr
 use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 
 use super::body::{self, HttpResponse, RequestBody};
+use super::connections::Hangup;
 use super::{HttpContext, auth};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
@@ -28,11 +29,13 @@ pub(crate) const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-/// Who sent a request: the client's address (which the session caps count by) and what each of
-/// its messages comes with (the principal its credentials name).
+/// Who sent a request: the client's address (which the session caps count by), what each of its
+/// messages comes with (the principal its credentials name), and its connection's hangup watch
+/// (on `serve`'s connections).
 pub(crate) struct Caller {
     pub(crate) client: IpAddr,
     pub(crate) context: RequestContext,
+    pub(crate) hangup: Option<Hangup>,
 }
 
 /// Answers a request to `/mcp`.
@@ -205,7 +208,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         return refusal;
     }
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return Box::pin(stateless::post(cx, &headers, message, streamable, caller, head.extensions.get())).await;
+        return Box::pin(stateless::post(cx, &headers, message, streamable, caller, caller.hangup.as_ref())).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;

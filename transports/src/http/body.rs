@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
@@ -170,20 +170,50 @@ pub(crate) async fn read_limited<B: RequestBody>(
         response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
         response
     };
-    let mut collect = std::pin::pin!(Limited::new(body, limit).collect());
+    let mut collect = std::pin::pin!(collect_limited(body, limit));
     // A body that came with its head (most do) is read whole at once, with no timer to set.
     let read = match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
         Poll::Ready(read) => Ok(read),
         Poll::Pending => tokio::time::timeout(timeout, collect).await,
     };
     match read {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(Unread::TooLarge)) => {
             Err(refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the body exceeds the limit of {limit} bytes")))
         }
-        Ok(Err(_)) => Err(refused(StatusCode::BAD_REQUEST, "the body could not be read".into())),
+        Ok(Err(Unread::Broken)) => Err(refused(StatusCode::BAD_REQUEST, "the body could not be read".into())),
         Err(_) => Err(refused(StatusCode::REQUEST_TIMEOUT, format!("the body did not arrive within {timeout:?}"))),
     }
+}
+
+/// Why a body was not read whole.
+enum Unread {
+    TooLarge,
+    Broken,
+}
+
+/// The body's data, refused as soon as it grows past `limit`. A body that comes in one frame
+/// (most do) is taken as it came, with nothing gathered or copied.
+async fn collect_limited<B: RequestBody>(body: B, limit: usize) -> Result<Bytes, Unread> {
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut gathered = Vec::new();
+    while let Some(frame) = body.as_mut().frame().await {
+        // Trailers carry no data.
+        let Ok(data) = frame.map_err(|_| Unread::Broken)?.into_data() else { continue };
+        let read = first.as_ref().map_or(gathered.len(), Bytes::len);
+        if data.len() > limit.saturating_sub(read) {
+            return Err(Unread::TooLarge);
+        }
+        match first.take() {
+            None if gathered.is_empty() => first = Some(data),
+            earlier => {
+                gathered.extend_from_slice(earlier.as_deref().unwrap_or_default());
+                gathered.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| gathered.into()))
 }
 
 /// Bodies up to this size are parsed without asking the budget: everyday messages never wait.
@@ -242,6 +272,27 @@ mod tests {
         assert!(budget.reserve(SMALL_BODY).await.expect("small bodies pass").is_none());
         drop(held);
         assert!(budget.reserve(1_000_000).await.is_ok(), "a body over the whole budget takes all of it");
+    }
+
+    /// A body that comes in the given pieces, one frame each.
+    struct Pieces(std::collections::VecDeque<&'static [u8]>);
+
+    impl Body for Pieces {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.pop_front().map(|piece| Ok(Frame::data(Bytes::from_static(piece)))))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_in_pieces_is_read_whole_up_to_the_limit() {
+        let pieces = || Pieces([&b"{\"a\":"[..], b"1", b"}"].into());
+        let read = read_limited(pieces(), 7, Duration::from_secs(1)).await.expect("within the limit");
+        assert_eq!(read, &b"{\"a\":1}"[..]);
+        let refused = read_limited(pieces(), 6, Duration::from_secs(1)).await.expect_err("one byte over");
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use hyper::Request;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 use super::service::HttpService;
@@ -29,8 +29,11 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
     let refusals = Arc::new(connections::Refusals::new(cap));
     let mut backoff = connections::Backoff::default();
     let mut http = http1::Builder::new();
-    // A client that shuts its write side down still gets the answers to what it sent.
-    http.timer(TokioTimer::new()).header_read_timeout(options.header_timeout).half_close(true);
+    // A client that shuts its write side down still gets the answers to what it sent. The header
+    // timeout is kept by one sweep over the connections, not by a hyper timer per request (set
+    // and cleared on every request, a timer registration each time).
+    http.header_read_timeout(None).half_close(true);
+    let sweep = tokio::spawn(close_late_heads(Arc::downgrade(&slots), options.header_timeout)).abort_handle();
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -51,13 +54,15 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
             let io = TokioIo::new(connections::StallGuard::new(stream, stall_timeout));
             let client = peer.ip();
             let connection = Arc::clone(&slot.connection);
+            // The connection's own handle: each request counts on it, not on the one every
+            // connection shares (a count written from every core).
+            let service = Arc::new(service);
             let hyper_service = service_fn(move |req: Request<hyper::body::Incoming>| {
-                let service = service.clone();
+                let (service, hangup) = (Arc::clone(&service), hangup.clone());
                 let busy = connection.begin();
-                let mut req = req.map(|body| connection.receive(body));
-                req.extensions_mut().insert(hangup.clone());
+                let req = req.map(|body| connection.receive(body));
                 async move {
-                    let response = service.answer(req, client).await;
+                    let response = service.answer(req, client, Some(hangup)).await;
                     Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
                 }
             });
@@ -66,11 +71,15 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
                 ended = conn => if let Err(e) = ended {
                     tracing::debug!("connection ended: {e}");
                 },
-                () = slot.connection.closed_for_room() => tracing::debug!("closed an idle connection to make room"),
+                closed = slot.connection.closed() => match closed {
+                    slots::Closed::ForRoom => tracing::debug!("closed an idle connection to make room"),
+                    slots::Closed::LateHead => tracing::debug!("closed a connection whose request head came late"),
+                },
             }
         });
     }
     drop(listener);
+    sweep.abort();
     // Standalone event streams never end by themselves: close them; requests in flight finish.
     service.shutdown();
     if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
@@ -79,4 +88,17 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
     }
     service.end_sessions();
     Ok(())
+}
+
+/// Closes, now and then, the connections that waited `limit` or longer for a request's head; a
+/// connection is closed at most a quarter of `limit` (and at most a second) past it.
+async fn close_late_heads(slots: std::sync::Weak<slots::Slots>, limit: Duration) {
+    let period = (limit / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(slots) = slots.upgrade() else { return };
+        slots.close_late_heads(limit);
+    }
 }

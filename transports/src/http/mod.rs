@@ -56,6 +56,8 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// How long a connection may take to send a request's line and headers, counted from when it
     /// opens or its previous response ends: it bounds slow headers and idle kept-alive connections.
+    /// `serve` checks it a few times per timeout (at least every second), so a connection is closed
+    /// within a quarter of it (or a second) past it.
     pub header_timeout: Duration,
     /// How long a request's body may take to arrive once its headers have (408 beyond).
     pub body_timeout: Duration,

@@ -16,6 +16,7 @@ use tooltable::transport::RequestContext;
 use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
+use super::connections::Hangup;
 use super::mcp::registry::{Registry, SessionLimits};
 use super::rate_limit::{Caller, RateLimiter};
 use super::{HttpOptions, NestedHandler, RequestGate, api_key, auth, cors, mcp};
@@ -213,8 +214,14 @@ impl<S: Send + Sync + 'static> HttpService<S> {
         self.cx.sessions.clear();
     }
 
-    /// Answers one request from `client`'s address.
-    pub(super) async fn answer<B: RequestBody>(&self, req: Request<B>, client: IpAddr) -> HttpResponse {
+    /// Answers one request from `client`'s address, on a connection whose hangup a stream may
+    /// watch (`serve`'s connections).
+    pub(super) async fn answer<B: RequestBody>(
+        &self,
+        req: Request<B>,
+        client: IpAddr,
+        hangup: Option<Hangup>,
+    ) -> HttpResponse {
         let cx = &*self.cx;
         cx.reaper.get_or_init(|| tokio::spawn(expire_sessions(Arc::downgrade(&self.cx))).abort_handle());
         if cx.closing.load(Ordering::Acquire) {
@@ -281,7 +288,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             match target {
                 Target::Mcp => {
                     let context = RequestContext::new(Transport::Http).with_principal(principal);
-                    mcp::handle(cx, req, &mcp::Caller { client, context }).await
+                    mcp::handle(cx, req, &mcp::Caller { client, context, hangup }).await
                 }
                 Target::OpenApi if req.method() == Method::GET => {
                     body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())
@@ -407,6 +414,6 @@ impl<S: Send + Sync + 'static, B: RequestBody> tower_service::Service<Request<B>
     fn call(&mut self, req: Request<B>) -> Self::Future {
         let service = self.clone();
         let client = req.extensions().get::<ClientAddr>().map_or(UNKNOWN_CLIENT, |addr| addr.0);
-        Box::pin(async move { Ok(service.answer(req, client).await) })
+        Box::pin(async move { Ok(service.answer(req, client, None).await) })
     }
 }

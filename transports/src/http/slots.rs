@@ -3,11 +3,12 @@
 //! between requests) is closed to make room, or failing that the one waiting longest for a request
 //! body still arriving; so connections that send nothing, or send slowly, cannot lock normal
 //! clients out. Only when every connection has a request being answered is a new one refused.
+//! A connection that waits too long for a request's head is closed too ([`Slots::close_late_heads`]).
 
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -33,7 +34,18 @@ pub(super) struct Connection {
     /// Microseconds since the epoch at which its last request ended (or it opened).
     idle_since: AtomicU64,
     closing: Notify,
+    /// Why it was closed from outside, once it was.
+    closed_because: OnceLock<Closed>,
     epoch: Instant,
+}
+
+/// Why a connection was closed from outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Closed {
+    /// It was idle longest when the cap was reached.
+    ForRoom,
+    /// Its request's head did not come within the header timeout.
+    LateHead,
 }
 
 /// A connection's place under the cap, given back when it drops.
@@ -68,9 +80,25 @@ impl Slots {
                 .map(|c| c.id)?;
             open.remove(&id)?
         };
-        idle_longest.closing.notify_one();
+        idle_longest.close(Closed::ForRoom);
         let permit = tokio::time::timeout(EVICTION_WAIT, Arc::clone(&self.free).acquire_owned()).await.ok()?.ok()?;
         Some(self.place(permit))
+    }
+
+    /// Closes the connections that have waited `limit` or longer for a request's head, counted
+    /// from when they opened or their last response ended: silent clients, clients sending their
+    /// head slowly, and kept-alive connections left idle. One sweep serves every connection, where
+    /// a timer per request would be set and cleared on every request.
+    pub(super) fn close_late_heads(&self, limit: Duration) {
+        let now = micros_since(self.epoch);
+        let limit = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX);
+        for connection in self.lock().values() {
+            // In flight first: a response's end stores the time before it counts down.
+            let waiting = connection.in_flight.load(Ordering::Acquire) == 0;
+            if waiting && now.saturating_sub(connection.idle_since()) >= limit {
+                connection.close(Closed::LateHead);
+            }
+        }
     }
 
     fn place(self: &Arc<Self>, permit: OwnedSemaphorePermit) -> Slot {
@@ -80,6 +108,7 @@ impl Slots {
             receiving: AtomicUsize::new(0),
             idle_since: AtomicU64::new(0),
             closing: Notify::new(),
+            closed_because: OnceLock::new(),
             epoch: self.epoch,
         });
         connection.mark_idle();
@@ -99,9 +128,15 @@ impl Drop for Slot {
 }
 
 impl Connection {
-    /// Resolves when the connection is closed to make room for another.
-    pub(super) async fn closed_for_room(&self) {
+    /// Resolves when the connection is closed from outside, with the reason.
+    pub(super) async fn closed(&self) -> Closed {
         self.closing.notified().await;
+        self.closed_because.get().copied().unwrap_or(Closed::ForRoom)
+    }
+
+    fn close(&self, because: Closed) {
+        let _ = self.closed_because.set(because);
+        self.closing.notify_one();
     }
 
     /// A request began: it is in flight until the guard (or the response body it is moved into)
@@ -121,13 +156,17 @@ impl Connection {
     }
 
     fn mark_idle(&self) {
-        let micros = u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX);
-        self.idle_since.store(micros, Ordering::Release);
+        self.idle_since.store(micros_since(self.epoch), Ordering::Release);
     }
 
     fn idle_since(&self) -> u64 {
         self.idle_since.load(Ordering::Acquire)
     }
+}
+
+/// Microseconds from `epoch` to now.
+fn micros_since(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
 /// A request in flight on its connection, until dropped.
@@ -142,9 +181,12 @@ impl Busy {
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+        // The time first, then the count: a sweep that sees no request in flight sees when the
+        // last one ended.
+        if self.0.in_flight.load(Ordering::Acquire) == 1 {
             self.0.mark_idle();
         }
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -223,7 +265,7 @@ mod tests {
             let slots = Arc::clone(slots);
             async move { slots.claim().await }
         });
-        victim.connection.closed_for_room().await;
+        assert_eq!(victim.connection.closed().await, Closed::ForRoom);
         drop(victim);
         claiming.await.unwrap()
     }

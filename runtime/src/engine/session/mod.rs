@@ -4,6 +4,7 @@
 
 mod call;
 mod catch_unwind;
+mod read_call;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -29,6 +30,7 @@ use crate::engine::stateless::{self, StatelessResult, listen};
 
 pub(crate) use call::{CallScope, InFlight, Reply};
 pub(crate) use catch_unwind::catch_panic;
+pub use read_call::ToolCall;
 
 /// The session behind a handle; shared with the calls it runs.
 pub(crate) struct SessionCore<S> {

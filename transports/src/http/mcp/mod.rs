@@ -18,6 +18,7 @@ use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcErr
 use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
 
 use super::body::{self, HttpResponse, RequestBody};
+use super::connections::Hangup;
 use super::{HttpContext, auth};
 use registry::{CreateError, HttpSession};
 use streams::FirstAnswer;
@@ -28,11 +29,13 @@ pub(crate) const METHODS: &str = "GET, POST, DELETE";
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-/// Who sent a request: the client's address (which the session caps count by) and what each of
-/// its messages comes with (the principal its credentials name).
+/// Who sent a request: the client's address (which the session caps count by), what each of its
+/// messages comes with (the principal its credentials name), and its connection's hangup watch
+/// (on `serve`'s connections).
 pub(crate) struct Caller {
     pub(crate) client: IpAddr,
     pub(crate) context: RequestContext,
+    pub(crate) hangup: Option<Hangup>,
 }
 
 /// Answers a request to `/mcp`.
@@ -75,15 +78,18 @@ struct Accepts {
     event_stream: bool,
 }
 
-/// Reads `Accept` once for both kinds.
+/// Reads `Accept` once for both kinds, as bytes: every request reads it.
 fn accepts(headers: &HeaderMap) -> Accepts {
     let mut accepts = Accepts { json: false, event_stream: false };
-    for item in headers.get_all(ACCEPT).iter().flat_map(|v| v.to_str().unwrap_or("").split(',')) {
-        match item.split(';').next().unwrap_or("").trim() {
-            "*/*" => return Accepts { json: true, event_stream: true },
-            "application/json" => accepts.json = true,
-            "text/event-stream" => accepts.event_stream = true,
-            _ => {}
+    // A value that is not visible text names no type.
+    for value in headers.get_all(ACCEPT).iter().filter(|v| v.to_str().is_ok()) {
+        for item in value.as_bytes().split(|&b| b == b',') {
+            match item.split(|&b| b == b';').next().unwrap_or_default().trim_ascii() {
+                b"*/*" => return Accepts { json: true, event_stream: true },
+                b"application/json" => accepts.json = true,
+                b"text/event-stream" => accepts.event_stream = true,
+                _ => {}
+            }
         }
     }
     accepts
@@ -93,24 +99,42 @@ fn rpc_error(status: StatusCode, id: Option<&jsonrpc::RequestId>, error: &RpcErr
     body::json_text(status, jsonrpc::error(id, error))
 }
 
-/// The session named by the request's header: 400 when missing, 404 when unknown, expired, or
-/// opened by another principal (a session is bound to the caller that opened it).
+/// The session named by the request's header, marked as just used; `None` without the header, or
+/// when it names no session of this caller (a session is bound to the caller that opened it).
+fn find_session<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    headers: &HeaderMap,
+    caller: &Caller,
+) -> Option<Arc<HttpSession<S>>> {
+    let id = headers.get(SESSION_HEADER)?.to_str().unwrap_or("");
+    let same_caller = |http: &Arc<HttpSession<S>>| {
+        http.session.opened_by().map(|p| &p.subject) == caller.context.principal().map(|p| &p.subject)
+    };
+    cx.sessions.get(id).filter(same_caller)
+}
+
+/// The session [`find_session`] found, else the refusal: 400 when the header is missing, 404 when
+/// it names an unknown or expired session, or one another caller opened.
+fn found_or_refusal<S: Send + Sync + 'static>(
+    found: Option<&Arc<HttpSession<S>>>,
+    headers: &HeaderMap,
+) -> Result<Arc<HttpSession<S>>, HttpResponse> {
+    match found {
+        Some(http) => Ok(Arc::clone(http)),
+        None if !headers.contains_key(SESSION_HEADER) => {
+            Err(body::error(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; initialize first"))
+        }
+        None => Err(body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again")),
+    }
+}
+
+/// The session named by the request's header, else the refusal of [`found_or_refusal`].
 fn session<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     headers: &HeaderMap,
     caller: &Caller,
 ) -> Result<Arc<HttpSession<S>>, HttpResponse> {
-    let Some(id) = headers.get(SESSION_HEADER) else {
-        return Err(body::error(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; initialize first"));
-    };
-    let id = id.to_str().unwrap_or("");
-    let same_caller = |http: &Arc<HttpSession<S>>| {
-        http.session.opened_by().map(|p| &p.subject) == caller.context.principal().map(|p| &p.subject)
-    };
-    cx.sessions
-        .get(id)
-        .filter(same_caller)
-        .ok_or_else(|| body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again"))
+    found_or_refusal(find_session(cx, headers, caller).as_ref(), headers)
 }
 
 async fn post<S: Send + Sync + 'static, B: RequestBody>(
@@ -142,15 +166,34 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         Err(response) => return response,
     };
     let bytes = body::without_bom(&bytes);
+    let found = find_session(cx, &headers, caller);
+    // The hot path: a tool call in an initialized session, read once, from its text. Anything
+    // refused on the way takes the path below, which answers it.
+    if let Some(http) = &found
+        && check_version(&headers).is_ok()
+        && let Some(call) = http.session.read_tool_call(bytes)
+    {
+        if let Some(tool) = call.tool()
+            && let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, tool)
+        {
+            return refusal;
+        }
+        let id = call.id().clone();
+        let keepalive = cx.options.sse_keepalive;
+        return exchange(http, &id, streamable, keepalive, Answered::IN_SESSION, || {
+            http.session.call_tool(call, &caller.context)
+        })
+        .await;
+    }
     if jsonrpc::is_batch(bytes)
-        && let Ok(http) = session(cx, &headers, caller)
+        && let Some(http) = &found
         && http.session.accepts_batches()
     {
         if let Err(response) = check_version(&headers) {
             return response;
         }
         let authorize = |member: &Message| auth::scopes::authorize_message(cx, &caller.context, member);
-        return Box::pin(batch::post(&http, bytes, &caller.context, authorize)).await;
+        return Box::pin(batch::post(http, bytes, &caller.context, authorize)).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
@@ -158,14 +201,14 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             if let Err(response) = check_version(&headers) {
                 return response;
             }
-            return Box::pin(undecodable(cx, &headers, caller, e)).await;
+            return Box::pin(undecodable(cx, found, e)).await;
         }
     };
     if let Err(refusal) = auth::scopes::authorize_message(cx, &caller.context, &message) {
         return refusal;
     }
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return Box::pin(stateless::post(cx, &headers, message, streamable, caller, head.extensions.get())).await;
+        return Box::pin(stateless::post(cx, &headers, message, streamable, caller, caller.hangup.as_ref())).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;
@@ -179,7 +222,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             Err(e @ CreateError::Id(_)) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }
     } else {
-        match session(cx, &headers, caller) {
+        match found_or_refusal(found.as_ref(), &headers) {
             Ok(http) => http,
             Err(response) => return response,
         }
@@ -250,11 +293,10 @@ async fn exchange<S: Send + Sync + 'static>(
 /// arguments nest too deep on an initialized session, which the session answers as a tool failure.
 async fn undecodable<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
-    headers: &HeaderMap,
-    caller: &Caller,
+    found: Option<Arc<HttpSession<S>>>,
     e: jsonrpc::DecodeError,
 ) -> HttpResponse {
-    let http = session(cx, headers, caller).ok().filter(|http| http.session.is_initialized());
+    let http = found.filter(|http| http.session.is_initialized());
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };

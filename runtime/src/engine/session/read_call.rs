@@ -1,0 +1,56 @@
+//! A `tools/call` read from its message's text before the session takes it: for a transport that
+//! looks at a request's id and tool before handing it over (Streamable HTTP registers the POST
+//! that waits for the answer), and would otherwise decode the message to a JSON value first.
+
+use super::Session;
+use crate::api::context::RequestContext;
+use crate::engine::jsonrpc::RequestId;
+use crate::engine::jsonrpc::raw_request::{self, RawRequest};
+use crate::engine::methods::tool_call::TextParams;
+use crate::engine::params::Field;
+
+/// A `tools/call` request of an initialized session, read from its text, its arguments kept as
+/// text for the tool to read. Made by [`Session::read_tool_call`], handled by
+/// [`Session::call_tool`].
+pub struct ToolCall(RawRequest<TextParams>);
+
+impl ToolCall {
+    /// The request's id.
+    pub fn id(&self) -> &RequestId {
+        &self.0.id
+    }
+
+    /// The name of the tool it calls; `None` when `params.name` is no string (the session
+    /// refuses the call).
+    pub fn tool(&self) -> Option<&str> {
+        match &self.0.params.0.name {
+            Field::Given(name) => Some(name),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCall").field("id", self.id()).field("tool", &self.tool()).finish_non_exhaustive()
+    }
+}
+
+impl<S: Send + Sync + 'static> Session<S> {
+    /// The message, when the session is initialized and `bytes` are a `tools/call` request read
+    /// as [`handle_bytes`](Self::handle_bytes) reads one; `None` for anything else, which
+    /// `handle_bytes` (or [`decode`](crate::transport::jsonrpc::decode) and [`handle`](Self::handle))
+    /// then takes.
+    pub fn read_tool_call(&self, bytes: &[u8]) -> Option<ToolCall> {
+        if !self.is_initialized() {
+            return None;
+        }
+        raw_request::read::<TextParams>(bytes, "tools/call").map(ToolCall)
+    }
+
+    /// Handles a call [`read_tool_call`](Self::read_tool_call) read, as `handle_bytes` handles
+    /// its message.
+    pub fn call_tool(&self, call: ToolCall, context: &RequestContext) {
+        self.0.tool_call(call.0, context);
+    }
+}

@@ -5,16 +5,16 @@
 use super::Session;
 use crate::api::context::RequestContext;
 use crate::engine::jsonrpc::RequestId;
-use crate::engine::jsonrpc::raw_request::{self, RawRequest};
-use crate::engine::methods::tool_call::TextParams;
+use crate::engine::jsonrpc::raw_request::RawRequest;
+use crate::engine::methods::tool_call::{self, TextParams};
 use crate::engine::params::Field;
 
 /// A `tools/call` request of an initialized session, read from its text, its arguments kept as
 /// text for the tool to read. Made by [`Session::read_tool_call`], handled by
 /// [`Session::call_tool`].
-pub struct ToolCall(RawRequest<TextParams>);
+pub struct ToolCall<'a>(RawRequest<TextParams<'a>>);
 
-impl ToolCall {
+impl ToolCall<'_> {
     /// The request's id.
     pub fn id(&self) -> &RequestId {
         &self.0.id
@@ -30,7 +30,7 @@ impl ToolCall {
     }
 }
 
-impl std::fmt::Debug for ToolCall {
+impl std::fmt::Debug for ToolCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolCall").field("id", self.id()).field("tool", &self.tool()).finish_non_exhaustive()
     }
@@ -41,16 +41,16 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// as [`handle_bytes`](Self::handle_bytes) reads one; `None` for anything else, which
     /// `handle_bytes` (or [`decode`](crate::transport::jsonrpc::decode) and [`handle`](Self::handle))
     /// then takes.
-    pub fn read_tool_call(&self, bytes: &[u8]) -> Option<ToolCall> {
+    pub fn read_tool_call<'a>(&self, bytes: &'a [u8]) -> Option<ToolCall<'a>> {
         if !self.is_initialized() {
             return None;
         }
-        raw_request::read::<TextParams>(bytes, "tools/call").map(ToolCall)
+        tool_call::read(bytes).map(ToolCall)
     }
 
     /// Handles a call [`read_tool_call`](Self::read_tool_call) read, as `handle_bytes` handles
     /// its message.
-    pub fn call_tool(&self, call: ToolCall, context: &RequestContext) {
+    pub fn call_tool(&self, call: ToolCall<'_>, context: &RequestContext) {
         self.0.tool_call(call.0, context);
     }
 }

@@ -127,7 +127,7 @@ stateless() {
 }
 
 start floor "$floor_bin" 127.0.0.1:0
-start tooltable "$tooltable_bin" serve --listen 127.0.0.1:0
+start tooltable env RUST_LOG=warn "$tooltable_bin" serve --listen 127.0.0.1:0
 start rmcp-json "$rmcp_bin" json 127.0.0.1:0
 start rmcp-session "$rmcp_bin" session 127.0.0.1:0
 
@@ -136,7 +136,7 @@ stateless "${url[tooltable]}/mcp"
 rj_sid="$(session "${url[rmcp-json]}/mcp")"
 rs_sid="$(session "${url[rmcp-session]}/mcp")"
 if [[ -n "$baseline" ]]; then
-  start baseline "$baseline" serve --listen 127.0.0.1:0
+  start baseline env RUST_LOG=warn "$baseline" serve --listen 127.0.0.1:0
   base_sid="$(session "${url[baseline]}/mcp")"
   stateless "${url[baseline]}/mcp"
 fi
@@ -202,7 +202,7 @@ done
 
 # --- RSS of a fresh tooltable server, between load phases ------------------------------------------
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-start tooltable-rss "$tooltable_bin" serve --listen 127.0.0.1:0
+start tooltable-rss env RUST_LOG=warn "$tooltable_bin" serve --listen 127.0.0.1:0
 rss_pid=${pid_of[tooltable-rss]}
 rss_sid="$(session "${url[tooltable-rss]}/mcp")"
 rss_idle="$(rss "$rss_pid")"

@@ -7,7 +7,7 @@
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,9 @@ struct Shared {
     changed: Condvar,
     /// The backlog's length, readable without the lock.
     unread: AtomicUsize,
+    /// Set once a write failed or the client closed its end, readable without the lock (the
+    /// reader of stdin asks before every line).
+    broken: AtomicBool,
     /// Called once, from the watcher thread, when the client closes its end.
     on_hangup: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
@@ -56,6 +59,7 @@ impl LineSink {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             unread: AtomicUsize::new(0),
+            broken: AtomicBool::new(false),
             on_hangup: Mutex::new(None),
         });
         let flusher = Arc::clone(&shared);
@@ -84,8 +88,7 @@ impl LineSink {
 
     /// Whether writing failed (the client closed its end of stdout): nothing more can be answered.
     pub(super) fn is_broken(&self) -> bool {
-        let state = self.0.lock();
-        state.error.is_some() || state.hung_up
+        self.0.broken.load(Ordering::Acquire)
     }
 
     /// Stops taking messages, waits up to `grace` for the backlog to be read, and reports the
@@ -138,7 +141,7 @@ impl Outbox for LineSink {
                 self.0.unread.store(state.backlog.len(), Ordering::Release);
                 self.0.changed.notify_all();
             }
-            Err(e) => state.error = Some(e),
+            Err(e) => self.0.fail(&mut state, e),
         }
     }
 }
@@ -146,6 +149,12 @@ impl Outbox for LineSink {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a write's failure: later messages are dropped, and reading stops.
+    fn fail(&self, state: &mut State, e: io::Error) {
+        state.error = Some(e);
+        self.broken.store(true, Ordering::Release);
     }
 
     /// Waits for the descriptor to hang up, until the sink is finished; then marks it broken and
@@ -168,6 +177,7 @@ impl Shared {
                 return;
             }
             state.hung_up = true;
+            self.broken.store(true, Ordering::Release);
             if !state.backlog.is_empty() && state.error.is_none() {
                 state.error = Some(lost());
             }
@@ -196,7 +206,7 @@ impl Shared {
             let written = ready.and_then(|()| write_now(fd, &state.backlog));
             match written {
                 Ok(n) => drop(state.backlog.drain(..n)),
-                Err(e) => state.error = Some(e),
+                Err(e) => self.fail(&mut state, e),
             }
             self.unread.store(state.backlog.len(), Ordering::Release);
             self.changed.notify_all();

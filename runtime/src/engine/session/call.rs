@@ -2,12 +2,13 @@
 //! it is started (in place, then as a task if it has to wait), and how it ends.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value};
 
-use super::{SessionCore, catch_panic};
+use super::{SessionCore, catch_boxed_panic};
 use crate::api::context::{CallSide, ClientRequestError, Cx, Era, InputRequest, RequestContext};
 use crate::api::lock;
 use crate::api::logging::LogLevel;
@@ -100,25 +101,27 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         });
         let call: Arc<dyn CallSide> = scope.clone();
         let work = work(Cx::new(self.server.side(), context.clone(), Some(call)), &scope);
-        let round = round.map(|round| (round, self.server.config().state_key.clone()));
-        // A round that asks what it has no answer for stops there, answered `input_required`.
-        // Boxed: rounds are rare, and the other calls need not carry (and move) the wait.
-        let work = async move {
-            let Some((round, key)) = round else { return work.await };
-            Box::pin(async move {
-                tokio::select! {
-                    biased;
-                    result = work => result,
-                    () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
-                }
-            })
-            .await
+        // A round that asks what it has no answer for stops there, answered `input_required`. The
+        // other calls (nearly all) are boxed as they are: moved once, not wrapped, not moved again
+        // into a wrapper's first await.
+        let work: Pin<Box<dyn Future<Output = Result<Reply<T>, RpcError>> + Send>> = match round {
+            None => Box::pin(work),
+            Some(round) => {
+                let key = self.server.config().state_key.clone();
+                Box::pin(async move {
+                    tokio::select! {
+                        biased;
+                        result = work => result,
+                        () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
+                    }
+                })
+            }
         };
-        let mut fut = catch_panic(work);
+        let mut fut = catch_boxed_panic(work);
         lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });
         // Most calls finish without waiting on anything: answer those at once, sparing a task.
         let mut noop = std::task::Context::from_waker(std::task::Waker::noop());
-        if let std::task::Poll::Ready(result) = std::pin::Pin::new(&mut fut).poll(&mut noop) {
+        if let std::task::Poll::Ready(result) = Pin::new(&mut fut).poll(&mut noop) {
             return self.finish(id, result.unwrap_or_else(panicked));
         }
         let core = Arc::clone(self);

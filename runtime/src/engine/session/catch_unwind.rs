@@ -11,9 +11,14 @@ pub(crate) fn catch_panic<F: Future>(fut: F) -> CatchUnwind<F> {
     CatchUnwind(Box::pin(fut))
 }
 
-pub(crate) struct CatchUnwind<F>(Pin<Box<F>>);
+/// [`catch_panic`] for a future already boxed (a trait object, say), not moved again.
+pub(crate) fn catch_boxed_panic<F: Future + ?Sized>(fut: Pin<Box<F>>) -> CatchUnwind<F> {
+    CatchUnwind(fut)
+}
 
-impl<F: Future> Future for CatchUnwind<F> {
+pub(crate) struct CatchUnwind<F: ?Sized>(Pin<Box<F>>);
+
+impl<F: Future + ?Sized> Future for CatchUnwind<F> {
     type Output = Result<F::Output, String>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let inner = self.0.as_mut();

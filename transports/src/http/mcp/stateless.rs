@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use hyper::header::{AsHeaderName, HeaderName};
+use hyper::header::{AsHeaderName, HeaderName, HeaderValue};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
@@ -100,10 +100,27 @@ pub(super) fn mirrors<S: Send + Sync + 'static>(
     headers: &HeaderMap,
     call: &StatelessCall<'_>,
 ) -> bool {
-    header(headers, &VERSION_HEADER) == Some(call.version())
-        && header(headers, &METHOD_HEADER) == Some("tools/call")
-        && header(headers, &NAME_HEADER).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
+    // One pass over the few headers, each name compared as it is: cheaper than hashing three
+    // names to look them up. The first value of a name is the one a lookup finds.
+    let (mut version, mut method, mut name) = (None, None, None);
+    for (key, value) in headers {
+        let found = match key {
+            key if *key == VERSION_HEADER => &mut version,
+            key if *key == METHOD_HEADER => &mut method,
+            key if *key == NAME_HEADER => &mut name,
+            _ => continue,
+        };
+        found.get_or_insert(value);
+    }
+    visible(version) == Some(call.version())
+        && visible(method) == Some("tools/call")
+        && visible(name).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
         && cx.server.table().get(call.tool()).is_some_and(|tool| tool.marked_headers.is_empty())
+}
+
+/// A header value's text, when it is valid visible ASCII.
+fn visible(value: Option<&HeaderValue>) -> Option<&str> {
+    value.and_then(|v| v.to_str().ok())
 }
 
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the
@@ -263,7 +280,7 @@ fn same_value(header: &str, arg: &Value) -> bool {
 
 /// A header's text, when it is valid visible ASCII.
 fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
+    visible(headers.get(name))
 }
 
 /// A mirrored value, Base64 sentinel (`=?base64?...?=`) decoded.

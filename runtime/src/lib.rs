@@ -327,6 +327,6 @@ pub mod transport {
     pub use crate::engine::jsonrpc;
     pub use crate::engine::outbox::{Destination, Outbox, Outgoing};
     pub use crate::engine::session::{Session, ToolCall};
-    pub use crate::engine::stateless::{PROTOCOL_VERSION as META_PROTOCOL_VERSION, STATELESS_VERSIONS};
+    pub use crate::engine::stateless::{PROTOCOL_VERSION as META_PROTOCOL_VERSION, STATELESS_VERSIONS, StatelessCall};
     pub use crate::engine::table::{Entry, MarkedProperties, MarkedProperty, Table};
 }

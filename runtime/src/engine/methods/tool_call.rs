@@ -74,7 +74,7 @@ pub(crate) fn read(bytes: &[u8]) -> Option<RawRequest<TextParams<'_>>> {
 }
 
 /// The arguments' text, when it reads as a value.
-fn checked(arguments: Option<&RawValue>) -> Result<Option<Arguments>, &'static str> {
+pub(crate) fn checked(arguments: Option<&RawValue>) -> Result<Option<Arguments>, &'static str> {
     // The params are at level 1 of the message, their arguments at level 2.
     match arguments {
         Some(text) if !raw_request::reads_as_value(text, 2) => Err("arguments that do not read as a value"),

@@ -2,12 +2,17 @@
 //! looks at a request's id and tool before handing it over (Streamable HTTP registers the POST
 //! that waits for the answer), and would otherwise decode the message to a JSON value first.
 
+use std::borrow::Cow;
+
 use super::Session;
 use crate::api::context::RequestContext;
+use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::RequestId;
 use crate::engine::jsonrpc::raw_request::RawRequest;
-use crate::engine::methods::tool_call::{self, TextParams};
+use crate::engine::methods::tool_call::{self, CallParams, TextParams};
+use crate::engine::methods::{self, tools};
 use crate::engine::params::Field;
+use crate::engine::stateless::StatelessCall;
 
 /// A `tools/call` request of an initialized session, read from its text, its arguments kept as
 /// text for the tool to read. Made by [`Session::read_tool_call`], handled by
@@ -52,5 +57,24 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// its message.
     pub fn call_tool(&self, call: ToolCall<'_>, context: &RequestContext) {
         self.0.tool_call(call.0, context);
+    }
+
+    /// Handles a call [`StatelessCall::read`] read, as [`handle`](Self::handle) handles its
+    /// message decoded: in its own era on a session with no handshake (as a request of the
+    /// stateless revision is served), in the session's after one.
+    pub fn call_stateless(&self, call: StatelessCall<'_>, context: &RequestContext) {
+        let core = &self.0;
+        core.opened_by.get_or_init(|| context.shared_principal().cloned());
+        if core.refused_in_flight(&call.id) {
+            return;
+        }
+        let era = match core.is_initialized() {
+            true => RequestEra::Handshake,
+            false => call.era(),
+        };
+        // The `_meta` of a call read so holds no progress token: none is read from it.
+        let params =
+            CallParams { name: Field::Given(Cow::Borrowed(call.name)), meta: Field::Absent, arguments: call.arguments };
+        tools::call_with(methods::Request { session: core, id: call.id, params: None, era, context }, params);
     }
 }

@@ -2,6 +2,7 @@
 //! capabilities and log level in their own `_meta` instead of an `initialize` handshake; the
 //! fields every result of that revision has; multi-round requests; `subscriptions/listen`.
 
+pub(crate) mod call_text;
 pub(crate) mod listen;
 pub(crate) mod request_state;
 mod result;
@@ -18,6 +19,7 @@ use crate::engine::jsonrpc::{RpcError, code};
 use request_state::StateKey;
 use rounds::RoundInput;
 
+pub use call_text::StatelessCall;
 pub use result::{CacheHint, CacheScope};
 pub(crate) use result::{StatelessResult, result_meta};
 

@@ -115,7 +115,17 @@ impl std::fmt::Display for StateError {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BoundRequest {
     method: &'static str,
-    params: Vec<u8>,
+    params: BoundParams,
+}
+
+/// The params a request is bound to, as they were read.
+#[derive(Debug, Clone, PartialEq)]
+enum BoundParams {
+    /// Read as a JSON value, and written out at once as the canonical text.
+    Canonical(Vec<u8>),
+    /// A `tools/call` read from its text (its name, and its arguments' text): written out as
+    /// the canonical text only when digested.
+    Call { name: String, arguments: Option<String> },
 }
 
 /// The params a request's state is not bound to.
@@ -125,15 +135,38 @@ impl BoundRequest {
     pub(crate) fn new(method: &'static str, params: &Option<Value>) -> Self {
         let mut text = Vec::with_capacity(128);
         write_canonical(&mut text, params.as_ref().unwrap_or(&Value::Null), &UNBOUND);
-        BoundRequest { method, params: text }
+        BoundRequest { method, params: BoundParams::Canonical(text) }
+    }
+
+    /// A `tools/call` whose params are its name and its arguments' text (which read as a value),
+    /// less what the request is not bound to.
+    pub(crate) fn call(name: &str, arguments: Option<&str>) -> Self {
+        let (name, arguments) = (name.to_owned(), arguments.map(str::to_owned));
+        BoundRequest { method: "tools/call", params: BoundParams::Call { name, arguments } }
     }
 
     /// The digest a state carries.
     pub(crate) fn digest(&self) -> String {
+        let written;
+        let params = match &self.params {
+            BoundParams::Canonical(text) => text,
+            BoundParams::Call { name, arguments } => {
+                let mut params = Map::new();
+                params.insert("name".to_owned(), Value::String(name.clone()));
+                if let Some(arguments) = arguments {
+                    // Read as a value when the call was read: it reads again.
+                    params.insert("arguments".to_owned(), serde_json::from_str(arguments).unwrap_or_default());
+                }
+                let mut text = Vec::with_capacity(128);
+                write_canonical(&mut text, &Value::Object(params), &[]);
+                written = text;
+                &written
+            }
+        };
         let mut hasher = Sha256::new();
         hasher.update(self.method.as_bytes());
         hasher.update([0]);
-        hasher.update(&self.params);
+        hasher.update(params);
         URL_SAFE_NO_PAD.encode(hasher.finalize())
     }
 }
@@ -231,12 +264,15 @@ mod tests {
     fn a_request_is_bound_as_sorted_compact_json_less_what_changes_between_rounds() {
         let params = json!({ "name": "t", "arguments": { "b": [1, { "d": 1, "c": "x\"" }], "a": null },
                              "_meta": { "k": 1 }, "requestState": "s", "inputResponses": {} });
-        let bound = BoundRequest::new("tools/call", &Some(params));
+        let canonical = |bound: BoundRequest| match bound.params {
+            BoundParams::Canonical(text) => String::from_utf8(text).unwrap(),
+            BoundParams::Call { .. } => unreachable!("read as a value"),
+        };
         assert_eq!(
-            String::from_utf8(bound.params).unwrap(),
+            canonical(BoundRequest::new("tools/call", &Some(params))),
             r#"{"arguments":{"a":null,"b":[1,{"c":"x\"","d":1}]},"name":"t"}"#
         );
-        assert_eq!(BoundRequest::new("tools/call", &None).params, b"null");
+        assert_eq!(canonical(BoundRequest::new("tools/call", &None)), "null");
         let escaped = json!({ "k\u{1}": "a\\b\n\u{7f}é" });
         let mut text = Vec::new();
         write_canonical(&mut text, &escaped, &[]);
@@ -246,6 +282,20 @@ mod tests {
         write_canonical(&mut text, &Value::Object(many.clone()), &["k03"]);
         let sorted: std::collections::BTreeMap<_, _> = many.into_iter().filter(|(k, _)| k != "k03").collect();
         assert_eq!(text, serde_json::to_vec(&sorted).unwrap(), "more members than fit on the stack");
+    }
+
+    /// A call bound from its text digests as the same call read as a value.
+    #[test]
+    fn a_call_read_from_its_text_is_bound_as_its_value_is() {
+        let arguments = [None, Some(r#"{"b":[1,{"d":1.50,"c":"x\"\u00e9"}],"a":null}"#), Some("{}")];
+        for arguments in arguments {
+            let mut params = json!({ "name": "t\u{1}é", "_meta": { "k": 1 } });
+            if let Some(text) = arguments {
+                params["arguments"] = serde_json::from_str(text).unwrap();
+            }
+            let by_value = BoundRequest::new("tools/call", &Some(params)).digest();
+            assert_eq!(BoundRequest::call("t\u{1}é", arguments).digest(), by_value, "{arguments:?}");
+        }
     }
 
     #[test]

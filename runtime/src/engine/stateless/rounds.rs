@@ -61,6 +61,12 @@ impl RoundInput {
         }
         Ok(RoundInput { request, answers })
     }
+
+    /// The input of a first round, which brings no answers (no `requestState`, no
+    /// `inputResponses`).
+    pub(crate) fn first(request: BoundRequest) -> Self {
+        RoundInput { request, answers: Map::new() }
+    }
 }
 
 /// One round of a running request: the answers it has and the questions it still needs.

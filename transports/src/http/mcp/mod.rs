@@ -15,7 +15,7 @@ use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
-use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS};
+use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS, StatelessCall};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
@@ -194,6 +194,17 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         }
         let authorize = |member: &Message| auth::scopes::authorize_message(cx, &caller.context, member);
         return Box::pin(batch::post(http, bytes, &caller.context, authorize)).await;
+    }
+    // A stateless tool call of the usual kind, read once, from its text; anything unusual (a
+    // header that does not mirror it included) takes the path below, which answers it.
+    if !headers.contains_key(SESSION_HEADER)
+        && let Some(call) = StatelessCall::read(bytes)
+        && stateless::mirrors(cx, &headers, &call)
+    {
+        if let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, call.tool()) {
+            return refusal;
+        }
+        return Box::pin(stateless::call(cx, call, streamable, caller)).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use hyper::header::{AsHeaderName, HeaderName};
+use hyper::header::{AsHeaderName, HeaderName, HeaderValue};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
 use tooltable::transport::{
-    META_PROTOCOL_VERSION as PROTOCOL_VERSION, MarkedProperties, STATELESS_VERSIONS, SUPPORTED_VERSIONS,
+    META_PROTOCOL_VERSION as PROTOCOL_VERSION, MarkedProperties, STATELESS_VERSIONS, SUPPORTED_VERSIONS, StatelessCall,
 };
 
 use super::super::HttpContext;
@@ -73,6 +73,54 @@ pub(super) async fn post<S: Send + Sync + 'static>(
         http.session.handle(message, &caller.context)
     })
     .await
+}
+
+/// Serves a `tools/call` read from its text ([`StatelessCall::read`]) whose headers
+/// [`mirror`](mirrors) it, as [`post`] serves the call decoded.
+pub(super) async fn call<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    call: StatelessCall<'_>,
+    streamable: bool,
+    caller: &super::Caller,
+) -> HttpResponse {
+    let http = cx.sessions.ephemeral(&cx.server, caller.client);
+    let answered =
+        Answered { status: error_status, owner: Some(StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>)) };
+    let id = call.id().clone();
+    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {
+        http.session.call_stateless(call, &caller.context)
+    })
+    .await
+}
+
+/// Whether the headers mirror a call read from its text as [`check_headers`] requires, for a
+/// tool that marks no argument; `false` leaves the call to [`post`], which answers any mismatch.
+pub(super) fn mirrors<S: Send + Sync + 'static>(
+    cx: &HttpContext<S>,
+    headers: &HeaderMap,
+    call: &StatelessCall<'_>,
+) -> bool {
+    // One pass over the few headers, each name compared as it is: cheaper than hashing three
+    // names to look them up. The first value of a name is the one a lookup finds.
+    let (mut version, mut method, mut name) = (None, None, None);
+    for (key, value) in headers {
+        let found = match key {
+            key if *key == VERSION_HEADER => &mut version,
+            key if *key == METHOD_HEADER => &mut method,
+            key if *key == NAME_HEADER => &mut name,
+            _ => continue,
+        };
+        found.get_or_insert(value);
+    }
+    visible(version) == Some(call.version())
+        && visible(method) == Some("tools/call")
+        && visible(name).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
+        && cx.server.table().get(call.tool()).is_some_and(|tool| tool.marked_headers.is_empty())
+}
+
+/// A header value's text, when it is valid visible ASCII.
+fn visible(value: Option<&HeaderValue>) -> Option<&str> {
+    value.and_then(|v| v.to_str().ok())
 }
 
 /// The status a stateless answer is sent with: 404 for an unknown method, 400 for a request the
@@ -232,7 +280,7 @@ fn same_value(header: &str, arg: &Value) -> bool {
 
 /// A header's text, when it is valid visible ASCII.
 fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
+    visible(headers.get(name))
 }
 
 /// A mirrored value, Base64 sentinel (`=?base64?...?=`) decoded.
@@ -271,7 +319,10 @@ mod tests {
         assert!(is_result(r#"{"jsonrpc":"2.0","id":"a\\\",\"result\":","result":{}}"#));
         assert!(!is_result(r#"{"jsonrpc":"2.0","id":"x\",\"result\":","error":{"code":1}}"#));
         assert!(!is_result(r#"{"jsonrpc":"2.0","id":null,"error":{"data":{"result":1}}}"#));
-        assert_eq!(error_status(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#), StatusCode::NOT_FOUND);
+        assert_eq!(
+            error_status(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#),
+            StatusCode::NOT_FOUND
+        );
         assert_eq!(error_status(r#"{"jsonrpc":"2.0","id":"1","result":{"x":"error"}}"#), StatusCode::OK);
     }
 

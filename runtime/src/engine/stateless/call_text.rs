@@ -1,0 +1,202 @@
+//! A 2026-07-28 `tools/call` read from its message's text, before any session takes it: its id,
+//! its tool, its arguments (kept as text) and the `_meta` its era is read from, for a transport
+//! that checks a request's headers against its body and would otherwise decode the message to a
+//! JSON value first. Only a call of the usual kind is read so: params of `name`, `arguments` and
+//! `_meta` alone, each once; a `_meta` of a supported version, client capabilities, at most a
+//! known log level, and members the era does not read (`clientInfo`). Anything else (a progress token, earlier rounds' answers, a version this
+//! server does not speak) is left to [`decode`](crate::engine::jsonrpc::decode) and
+//! [`Session::handle`](crate::engine::session::Session::handle), which answer it as ever.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::request_state::BoundRequest;
+use super::rounds::RoundInput;
+use super::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, RequestMeta, STATELESS_VERSIONS};
+use crate::api::logging::LogLevel;
+use crate::engine::era::RequestEra;
+use crate::engine::jsonrpc::RequestId;
+use crate::engine::jsonrpc::raw_request;
+use crate::engine::methods::tool_call;
+use crate::engine::table::Arguments;
+
+/// A `tools/call` of revision 2026-07-28 read from its text; handled by
+/// [`Session::call_stateless`](crate::engine::session::Session::call_stateless).
+pub struct StatelessCall<'a> {
+    pub(crate) id: RequestId,
+    pub(crate) name: &'a str,
+    /// The arguments' text, which the request's state is bound to.
+    arguments_text: Option<&'a RawValue>,
+    pub(crate) arguments: Option<Arguments>,
+    version: &'static str,
+    client_capabilities: Value,
+    log_level: Option<LogLevel>,
+}
+
+impl<'a> StatelessCall<'a> {
+    /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind; `None` for
+    /// anything else, which [`decode`](crate::transport::jsonrpc::decode) then reads.
+    pub fn read(bytes: &'a [u8]) -> Option<Self> {
+        let call = raw_request::read::<Params>(bytes, "tools/call")?;
+        let Params { name, arguments: arguments_text, meta } = call.params;
+        let version = STATELESS_VERSIONS.iter().copied().find(|v| *v == meta.version)?;
+        let log_level = match meta.log_level {
+            Some(level) => Some(LogLevel::parse(level)?),
+            None => None,
+        };
+        // Arguments that are no object are left to the value they read as.
+        if arguments_text.is_some_and(|text| !text.get().starts_with('{')) {
+            return None;
+        }
+        let arguments = tool_call::checked(arguments_text).ok()?;
+        let client_capabilities = capabilities(meta.client_capabilities)?;
+        Some(StatelessCall { id: call.id, name, arguments_text, arguments, version, client_capabilities, log_level })
+    }
+
+    /// The request's id.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The name of the tool it calls.
+    pub fn tool(&self) -> &str {
+        self.name
+    }
+
+    /// The protocol version its `_meta` names.
+    pub fn version(&self) -> &'static str {
+        self.version
+    }
+
+    /// The era of the request, as [`request_era`](super::request_era) reads it from the
+    /// request's value.
+    pub(crate) fn era(&self) -> RequestEra {
+        let bound = BoundRequest::call(self.name, self.arguments_text.map(RawValue::get));
+        RequestEra::Stateless(Arc::new(RequestMeta {
+            version: self.version,
+            client_capabilities: self.client_capabilities.clone(),
+            log_level: self.log_level,
+            cacheable: false,
+            input: Some(Arc::new(RoundInput::first(bound))),
+        }))
+    }
+}
+
+impl fmt::Debug for StatelessCall<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StatelessCall").field("id", &self.id).field("tool", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The client capabilities, an object read as a value would read it: most clients declare none.
+fn capabilities(text: &RawValue) -> Option<Value> {
+    match text.get() {
+        "{}" => Some(Value::Object(Map::new())),
+        // Within the params' `_meta`: level 3 of the message.
+        text_of if text_of.starts_with('{') && raw_request::reads_as_value(text, 3) => {
+            serde_json::from_str::<Map<String, Value>>(text_of).ok().map(Value::Object)
+        }
+        _ => None,
+    }
+}
+
+/// The params of a call of the usual kind; anything else fails to read.
+struct Params<'a> {
+    name: &'a str,
+    arguments: Option<&'a RawValue>,
+    meta: Meta<'a>,
+}
+
+/// The `_meta` of a call of the usual kind.
+struct Meta<'a> {
+    version: &'a str,
+    client_capabilities: &'a RawValue,
+    log_level: Option<&'a str>,
+}
+
+/// The `_meta` member the call reads, of every request: the call's progress is left to the
+/// path that reads it.
+const PROGRESS_TOKEN: &str = "progressToken";
+
+/// Why a call is left to be read as a value: the message says nothing wrong with it.
+const UNUSUAL: &str = "not a call of the usual kind";
+
+impl<'de> Deserialize<'de> for Params<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ParamsVisitor)
+    }
+}
+
+struct ParamsVisitor;
+
+impl<'de> Visitor<'de> for ParamsVisitor {
+    type Value = Params<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the params of a tools/call")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut name, mut arguments, mut meta) = (None, None, None);
+        // Names with escapes are no borrowed strings: such a call is left to be read as a value.
+        while let Some(key) = map.next_key::<&'de str>()? {
+            match key {
+                "name" if name.is_none() => name = Some(map.next_value()?),
+                "arguments" if arguments.is_none() => arguments = Some(map.next_value()?),
+                "_meta" if meta.is_none() => meta = Some(map.next_value()?),
+                _ => return Err(A::Error::custom(UNUSUAL)),
+            }
+        }
+        match (name, meta) {
+            (Some(name), Some(meta)) => Ok(Params { name, arguments, meta }),
+            _ => Err(A::Error::custom(UNUSUAL)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Meta<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MetaVisitor)
+    }
+}
+
+struct MetaVisitor;
+
+impl<'de> Visitor<'de> for MetaVisitor {
+    type Value = Meta<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the _meta of a 2026-07-28 request")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut version, mut capabilities, mut log_level) = (None, None, None);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            match key {
+                PROTOCOL_VERSION if version.is_none() => version = Some(map.next_value()?),
+                CLIENT_CAPABILITIES if capabilities.is_none() => capabilities = Some(map.next_value()?),
+                LOG_LEVEL if log_level.is_none() => log_level = Some(map.next_value()?),
+                PROTOCOL_VERSION | CLIENT_CAPABILITIES | LOG_LEVEL | PROGRESS_TOKEN => {
+                    return Err(A::Error::custom(UNUSUAL));
+                }
+                // Read over as the value it is to be read as (within `_meta`, at level 3), and
+                // dropped: the era reads nothing else.
+                _ => {
+                    let other: &RawValue = map.next_value()?;
+                    if !raw_request::reads_as_value(other, 3) {
+                        return Err(A::Error::custom(UNUSUAL));
+                    }
+                }
+            }
+        }
+        match (version, capabilities) {
+            (Some(version), Some(client_capabilities)) => Ok(Meta { version, client_capabilities, log_level }),
+            _ => Err(A::Error::custom(UNUSUAL)),
+        }
+    }
+}

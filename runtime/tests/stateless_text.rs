@@ -1,0 +1,160 @@
+//! A 2026-07-28 `tools/call` read from its text ([`StatelessCall`]) is answered as the same
+//! message decoded and handled; a message of any other kind is not read so.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use support::CONTEXT;
+use tooltable::transport::StatelessCall;
+use tooltable::transport::jsonrpc::decode;
+use tooltable::{Cx, Error, Server, table, tool};
+
+mod support;
+
+type Peer = support::Peer<()>;
+
+#[derive(Deserialize, JsonSchema)]
+struct Pair {
+    a: i64,
+    b: i64,
+}
+
+/// Adds, logging at info level.
+#[tool]
+async fn add(cx: &Cx<()>, args: Pair) -> Result<Value, Error> {
+    cx.info("adding");
+    Ok(json!({ "sum": args.a + args.b, "version": cx.protocol_version(), "capabilities": cx.client_capabilities() }))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Anything {
+    #[allow(dead_code)]
+    z: Value,
+}
+
+/// Asks the user's name, whatever the call brings.
+#[tool]
+async fn ask_name(cx: &Cx<()>, _args: Anything) -> Result<Value, Error> {
+    let name = cx.elicit_form("Your name?", json!({ "type": "object" })).await;
+    Ok(json!({ "name": name.map_err(|e| Error::bad_request(e.to_string()))?["content"]["name"] }))
+}
+
+fn server() -> Server<()> {
+    Server::builder(()).info("text-test", "1").tools(table![add, ask_name]).build().unwrap()
+}
+
+/// Each message a fresh session sent for `text`, read from its text when `fast`, else decoded;
+/// a `requestState` is replaced by a mark (it carries the time it was sealed).
+async fn answers(server: &Server<()>, text: &str, fast: bool) -> (Vec<Value>, Option<String>) {
+    let mut peer = Peer::connect(server);
+    let call = StatelessCall::read(text.as_bytes()).filter(|_| fast);
+    match call {
+        Some(call) => peer.session.call_stateless(call, &CONTEXT),
+        None => peer.session.handle(decode(text.as_bytes()).unwrap(), &CONTEXT),
+    }
+    let mut sent = Vec::new();
+    let mut state = None;
+    loop {
+        let (mut message, _) = peer.next().await;
+        let is_answer = message.get("method").is_none();
+        if let Some(sealed) = message.pointer_mut("/result/requestState") {
+            state = sealed.as_str().map(str::to_owned);
+            *sealed = json!("sealed");
+        }
+        sent.push(message);
+        if is_answer {
+            return (sent, state);
+        }
+    }
+}
+
+fn call(params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#)
+}
+
+const META: &str =
+    r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+#[tokio::test]
+async fn a_call_read_from_its_text_is_answered_as_decoded() {
+    let server = server();
+    let with_meta = |meta: &str| call(&format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{meta}}}"#));
+    let read = [
+        call(&format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}"#)),
+        call(&format!(r#"{{"_meta":{META},"arguments":{{"b":2,"a":1}},"name":"add"}}"#)),
+        call(&format!(r#"{{"name":"add","_meta":{META}}}"#)),
+        call(&format!(r#"{{"name":"add","arguments":{{"a":"x"}},"_meta":{META}}}"#)),
+        call(&format!(r#"{{"name":"missing","arguments":{{}},"_meta":{META}}}"#)),
+        with_meta(
+            r#"{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#,
+        ),
+        with_meta(
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"}"#,
+        ),
+    ];
+    for text in &read {
+        assert!(StatelessCall::read(text.as_bytes()).is_some(), "{text}");
+        assert_eq!(answers(&server, text, true).await, answers(&server, text, false).await, "{text}");
+    }
+}
+
+#[tokio::test]
+async fn a_round_read_from_its_text_is_bound_as_decoded() {
+    let server = server();
+    let capabilities = r#"{"elicitation":{"form":{}}}"#;
+    let meta = format!(
+        r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}"#
+    );
+    let first =
+        call(&format!(r#"{{"name":"ask_name","arguments":{{"z":[1,{{"y":0.50,"x":"\u00e9"}}]}},"_meta":{meta}}}"#));
+    let (fast, state) = answers(&server, &first, true).await;
+    let (slow, _) = answers(&server, &first, false).await;
+    assert_eq!(fast, slow);
+    assert_eq!(fast.last().unwrap()["result"]["resultType"], "input_required", "{fast:?}");
+    // The state sealed for the call read from its text opens for the call decoded.
+    let key = fast.last().unwrap()["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let state = state.unwrap();
+    let second = call(&format!(
+        r#"{{"name":"ask_name","arguments":{{"z":[1,{{"x":"é","y":0.5}}]}},"requestState":"{state}","inputResponses":{{"{key}":{{"action":"accept","content":{{"name":"Ada"}}}}}},"_meta":{meta}}}"#
+    ));
+    assert!(StatelessCall::read(second.as_bytes()).is_none(), "earlier rounds' answers are read as a value");
+    let (answered, _) = answers(&server, &second, false).await;
+    assert_eq!(answered.last().unwrap()["result"]["structuredContent"]["name"], "Ada", "{answered:?}");
+}
+
+#[test]
+fn what_is_out_of_the_ordinary_is_left_to_decode() {
+    let others = [
+        call(&format!(r#"{{"name":"add","arguments":{{}},"_meta":{META},"task":{{}}}}"#)),
+        call(&format!(r#"{{"name":"add","name":"add","_meta":{META}}}"#)),
+        call(&format!(r#"{{"name":"a\u0064d","_meta":{META}}}"#)),
+        call(&format!(r#"{{"name":7,"_meta":{META}}}"#)),
+        call(&format!(r#"{{"name":"add","arguments":[1],"_meta":{META}}}"#)),
+        call(&format!(r#"{{"name":"add","arguments":{{"n":1e999}},"_meta":{META}}}"#)),
+        call(r#"{"name":"add","arguments":{}}"#),
+        call(r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#),
+        call(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        ),
+        call(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}"#,
+        ),
+        call(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}"#,
+        ),
+        call(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":null}}"#,
+        ),
+        call(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1}}"#,
+        ),
+        call(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"x":"\ud800"}}"#,
+        ),
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{"_meta":{META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"add","_meta":{META}}}}}"#),
+    ];
+    for text in others {
+        assert!(StatelessCall::read(text.as_bytes()).is_none(), "{text}");
+    }
+}

@@ -257,15 +257,25 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// Sends a response; one to a 2026-07-28 request in that revision's result shape.
     pub(crate) fn answer<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>, era: &RequestEra) {
-        let json = match (&result, era) {
-            (Ok(v), RequestEra::Handshake) => jsonrpc::result(&id, v),
+        let json = self.answer_text(&id, result, era);
+        self.send(json, Destination::Response(id));
+    }
+
+    /// The response [`answer`](Self::answer) sends.
+    pub(crate) fn answer_text<T: Serialize>(
+        &self,
+        id: &RequestId,
+        result: Result<T, RpcError>,
+        era: &RequestEra,
+    ) -> String {
+        match (&result, era) {
+            (Ok(v), RequestEra::Handshake) => jsonrpc::result(id, v),
             (Ok(v), RequestEra::Stateless(meta)) => {
                 let server = self.server.config();
-                jsonrpc::result(&id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
+                jsonrpc::result(id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
             }
-            (Err(e), _) => jsonrpc::error(Some(&id), e),
-        };
-        self.send(json, Destination::Response(id));
+            (Err(e), _) => jsonrpc::error(Some(id), e),
+        }
     }
 
     /// Answers a request with a JSON-RPC error.

@@ -7,7 +7,7 @@ mod catch_unwind;
 mod read_call;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
@@ -38,6 +38,9 @@ pub(crate) struct SessionCore<S> {
     pub(crate) server: Server<S>,
     out: Box<dyn Outbox>,
     pub(crate) state: Mutex<SessionState>,
+    /// Whether `initialize` has been answered, as `state` says, set under its lock: every request
+    /// asks, and a lock would have all the session's callers take it in turn.
+    pub(crate) initialized: AtomicBool,
     // Ordered maps: a handful of entries, keyed by small ids, need no hashing.
     pub(crate) in_flight: Mutex<BTreeMap<RequestId, InFlight<S>>>,
     /// Open `subscriptions/listen` requests (2026-07-28), which get no response until they end.
@@ -63,6 +66,7 @@ impl<S: Send + Sync + 'static> Session<S> {
             server: server.clone(),
             out: Box::new(outbox),
             state: Mutex::new(SessionState::default()),
+            initialized: AtomicBool::new(false),
             in_flight: Mutex::new(BTreeMap::new()),
             listeners: Mutex::new(BTreeMap::new()),
             pending: Mutex::new(BTreeMap::new()),
@@ -297,7 +301,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     pub(crate) fn is_initialized(&self) -> bool {
-        lock(&self.state).is_initialized()
+        self.initialized.load(Ordering::Acquire)
     }
 
     /// A `tools/call` of an initialized session, read with its params as text.

@@ -49,6 +49,7 @@ pub(crate) fn initialize<S: Send + Sync + 'static>(
             return Err(RpcError::invalid_request("the session is already initialized"));
         }
         state.initialized = true;
+        session.initialized.store(true, std::sync::atomic::Ordering::Release);
         state.protocol_version = version;
         state.client_capabilities = match params.capabilities {
             Field::Given(capabilities) => capabilities,

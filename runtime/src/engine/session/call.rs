@@ -118,11 +118,11 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             }
         };
         let mut fut = catch_boxed_panic(work);
-        lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope });
+        lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope: Arc::clone(&scope) });
         // Most calls finish without waiting on anything: answer those at once, sparing a task.
         let mut noop = std::task::Context::from_waker(std::task::Waker::noop());
         if let std::task::Poll::Ready(result) = Pin::new(&mut fut).poll(&mut noop) {
-            return self.finish(id, result.unwrap_or_else(panicked));
+            return self.finish(id, result.unwrap_or_else(panicked), &scope.era);
         }
         let core = Arc::clone(self);
         let task_id = id.clone();
@@ -135,39 +135,41 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         };
         let handle = tokio::spawn(async move {
             let result = fut.await.unwrap_or_else(panicked);
-            core.finish(task_id, result);
+            core.finish(task_id, result, &scope.era);
         });
         call.abort = Some(handle.abort_handle());
     }
 
-    fn finish<T: WireResult>(&self, id: RequestId, result: Result<Reply<T>, RpcError>) {
+    /// Sends how a call ended, unless it was cancelled first.
+    fn finish<T: WireResult>(&self, id: RequestId, result: Result<Reply<T>, RpcError>, era: &RequestEra) {
+        // Written (and the result let go of) before the lock, which every call of the session
+        // takes: its answer is wasted only when the call was cancelled meanwhile.
+        let json = self.ended(&id, result, era);
         let mut in_flight = lock(&self.in_flight);
-        if let Some(call) = in_flight.remove(&id) {
+        let call = in_flight.remove(&id);
+        if call.is_some() {
             // Sent under the lock, so no progress for this request can follow the response.
-            let meta = self.server.result_meta();
-            match result {
-                Ok(Reply::InputRequired(input)) => {
-                    let result = StatelessResult::input_required(input, meta);
-                    self.send(jsonrpc::result(&id, &result), Destination::Response(id));
-                }
-                Ok(Reply::Task(task)) => {
-                    let result = StatelessResult::task(task, meta);
-                    self.send(jsonrpc::result(&id, &result), Destination::Response(id));
-                }
-                Ok(Reply::Complete(value)) => self.complete(id, value, &call.scope.era),
-                Err(e) => self.answer::<()>(id, Err(e), &call.scope.era),
-            }
+            self.send(json, Destination::Response(id));
         }
         if in_flight.is_empty() {
             self.idle.notify_waiters();
         }
+        drop(in_flight);
+        drop(call);
     }
 
-    /// Sends a call's result; under a handshake, written as its type writes it.
-    fn complete<T: WireResult>(&self, id: RequestId, value: T, era: &RequestEra) {
-        match era {
-            RequestEra::Handshake => self.send(jsonrpc::written_result(&id, &value), Destination::Response(id)),
-            RequestEra::Stateless(_) => self.answer(id, Ok(value), era),
+    /// The response to a call that ended so; under a handshake, a result written as its type
+    /// writes it.
+    fn ended<T: WireResult>(&self, id: &RequestId, result: Result<Reply<T>, RpcError>, era: &RequestEra) -> String {
+        let meta = self.server.result_meta();
+        match result {
+            Ok(Reply::InputRequired(input)) => jsonrpc::result(id, &StatelessResult::input_required(input, meta)),
+            Ok(Reply::Task(task)) => jsonrpc::result(id, &StatelessResult::task(task, meta)),
+            Ok(Reply::Complete(value)) => match era {
+                RequestEra::Handshake => jsonrpc::written_result(id, &value),
+                RequestEra::Stateless(_) => self.answer_text(id, Ok(value), era),
+            },
+            Err(e) => self.answer_text::<()>(id, Err(e), era),
         }
     }
 }

@@ -7,7 +7,7 @@ mod catch_unwind;
 mod read_call;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
@@ -38,6 +38,9 @@ pub(crate) struct SessionCore<S> {
     pub(crate) server: Server<S>,
     out: Box<dyn Outbox>,
     pub(crate) state: Mutex<SessionState>,
+    /// Whether `initialize` has been answered, as `state` says, set under its lock: every request
+    /// asks, and a lock would have all the session's callers take it in turn.
+    pub(crate) initialized: AtomicBool,
     // Ordered maps: a handful of entries, keyed by small ids, need no hashing.
     pub(crate) in_flight: Mutex<BTreeMap<RequestId, InFlight<S>>>,
     /// Open `subscriptions/listen` requests (2026-07-28), which get no response until they end.
@@ -63,6 +66,7 @@ impl<S: Send + Sync + 'static> Session<S> {
             server: server.clone(),
             out: Box::new(outbox),
             state: Mutex::new(SessionState::default()),
+            initialized: AtomicBool::new(false),
             in_flight: Mutex::new(BTreeMap::new()),
             listeners: Mutex::new(BTreeMap::new()),
             pending: Mutex::new(BTreeMap::new()),
@@ -257,15 +261,25 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// Sends a response; one to a 2026-07-28 request in that revision's result shape.
     pub(crate) fn answer<T: Serialize>(&self, id: RequestId, result: Result<T, RpcError>, era: &RequestEra) {
-        let json = match (&result, era) {
-            (Ok(v), RequestEra::Handshake) => jsonrpc::result(&id, v),
+        let json = self.answer_text(&id, result, era);
+        self.send(json, Destination::Response(id));
+    }
+
+    /// The response [`answer`](Self::answer) sends.
+    pub(crate) fn answer_text<T: Serialize>(
+        &self,
+        id: &RequestId,
+        result: Result<T, RpcError>,
+        era: &RequestEra,
+    ) -> String {
+        match (&result, era) {
+            (Ok(v), RequestEra::Handshake) => jsonrpc::result(id, v),
             (Ok(v), RequestEra::Stateless(meta)) => {
                 let server = self.server.config();
-                jsonrpc::result(&id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
+                jsonrpc::result(id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
             }
-            (Err(e), _) => jsonrpc::error(Some(&id), e),
-        };
-        self.send(json, Destination::Response(id));
+            (Err(e), _) => jsonrpc::error(Some(id), e),
+        }
     }
 
     /// Answers a request with a JSON-RPC error.
@@ -287,7 +301,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     pub(crate) fn is_initialized(&self) -> bool {
-        lock(&self.state).is_initialized()
+        self.initialized.load(Ordering::Acquire)
     }
 
     /// A `tools/call` of an initialized session, read with its params as text.

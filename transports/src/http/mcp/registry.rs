@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,30 @@ pub(crate) struct HttpSession<S: Send + Sync + 'static> {
     pub client: IpAddr,
     pub session: Session<S>,
     pub streams: Arc<Mutex<Streams>>,
-    last_seen: Mutex<Instant>,
+    last_seen: LastSeen,
+}
+
+/// When a session was last used. Every request of the session marks it: an atomic rather than a
+/// lock, which all the session's connections would take in turn.
+struct LastSeen {
+    opened: Instant,
+    /// Nanoseconds from `opened`.
+    after: AtomicU64,
+}
+
+impl LastSeen {
+    fn new() -> Self {
+        LastSeen { opened: Instant::now(), after: AtomicU64::new(0) }
+    }
+
+    fn mark(&self, now: Instant) {
+        let after = u64::try_from(now.saturating_duration_since(self.opened).as_nanos()).unwrap_or(u64::MAX);
+        self.after.store(after, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Instant {
+        self.opened + Duration::from_nanos(self.after.load(Ordering::Relaxed))
+    }
 }
 
 impl<S: Send + Sync + 'static> HttpSession<S> {
@@ -126,7 +150,7 @@ impl<S: Send + Sync + 'static> Sessions<S> {
             .by_id
             .values()
             .filter(|s| client.is_none_or(|c| s.client == c) && s.streams().is_idle())
-            .min_by_key(|s| *lock(&s.last_seen))
+            .min_by_key(|s| s.last_seen.get())
             .map(|s| s.id.clone());
         match oldest.and_then(|id| self.take(&id)) {
             Some(evicted) => {
@@ -168,8 +192,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
         // Until its revision is negotiated, the framing every revision's client reads.
         let (session, streams) = self.session(server, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
-        let last_seen = Mutex::new(Instant::now());
-        let http = Arc::new(HttpSession { id, client, session, streams, last_seen });
+        let http = Arc::new(HttpSession { id, client, session, streams, last_seen: LastSeen::new() });
         sessions.insert(Arc::clone(&http));
         Ok(http)
     }
@@ -179,7 +202,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// events carry no id.
     pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
         let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
-        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: Mutex::new(Instant::now()) })
+        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new() })
     }
 
     /// Counts the session of a 2026-07-28 listen among those a shutdown ends.
@@ -198,7 +221,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// The session of that id, marked as just used.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
         let session = lock(&self.sessions).by_id.get(id).cloned()?;
-        *lock(&session.last_seen) = Instant::now();
+        session.last_seen.mark(Instant::now());
         Some(session)
     }
 
@@ -221,14 +244,13 @@ impl<S: Send + Sync + 'static> Registry<S> {
             .by_id
             .values()
             .filter(|s| {
-                let mut last_seen = lock(&s.last_seen);
                 let mut streams = s.streams();
                 streams.release_unclaimed(now);
                 if streams.has_open_stream() {
-                    *last_seen = now;
+                    s.last_seen.mark(now);
                 }
                 drop(streams);
-                now.duration_since(*last_seen) >= self.limits.idle
+                now.saturating_duration_since(s.last_seen.get()) >= self.limits.idle
             })
             .map(|s| s.id.clone())
             .collect();

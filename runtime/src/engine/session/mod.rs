@@ -93,7 +93,7 @@ impl<S: Send + Sync + 'static> Session<S> {
         if self.is_initialized()
             && let Some(call) = tool_call::read(bytes)
         {
-            return self.0.tool_call(call, context);
+            return self.0.tool_call(call, RequestEra::Handshake, context);
         }
         match jsonrpc::decode(bytes) {
             Ok(msg) => self.handle(msg, context),
@@ -304,15 +304,13 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         self.initialized.load(Ordering::Acquire)
     }
 
-    /// A `tools/call` of an initialized session, read with its params as text.
-    fn tool_call(self: &Arc<Self>, call: RawRequest<TextParams>, context: &RequestContext) {
+    /// A `tools/call` read with its params as text, served in `era`.
+    fn tool_call(self: &Arc<Self>, call: RawRequest<TextParams>, era: RequestEra, context: &RequestContext) {
         self.opened_by.get_or_init(|| context.shared_principal().cloned());
         if self.refused_in_flight(&call.id) {
             return;
         }
-        let request =
-            methods::Request { session: self, id: call.id, params: None, era: RequestEra::Handshake, context };
-        tools::call_with(request, call.params.0);
+        tools::call_with(methods::Request { session: self, id: call.id, params: None, era, context }, call.params.0);
     }
 
     /// Refuses a request whose id is one still in flight; true when it did.

@@ -10,7 +10,6 @@ use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::RequestId;
 use crate::engine::jsonrpc::raw_request::RawRequest;
 use crate::engine::methods::tool_call::{self, CallParams, TextParams};
-use crate::engine::methods::{self, tools};
 use crate::engine::params::Field;
 use crate::engine::stateless::StatelessCall;
 
@@ -56,25 +55,20 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// Handles a call [`read_tool_call`](Self::read_tool_call) read, as `handle_bytes` handles
     /// its message.
     pub fn call_tool(&self, call: ToolCall<'_>, context: &RequestContext) {
-        self.0.tool_call(call.0, context);
+        self.0.tool_call(call.0, RequestEra::Handshake, context);
     }
 
     /// Handles a call [`StatelessCall::read`] read, as [`handle`](Self::handle) handles its
     /// message decoded: in its own era on a session with no handshake (as a request of the
     /// stateless revision is served), in the session's after one.
     pub fn call_stateless(&self, call: StatelessCall<'_>, context: &RequestContext) {
-        let core = &self.0;
-        core.opened_by.get_or_init(|| context.shared_principal().cloned());
-        if core.refused_in_flight(&call.id) {
-            return;
-        }
-        let era = match core.is_initialized() {
+        let era = match self.is_initialized() {
             true => RequestEra::Handshake,
             false => call.era(),
         };
         // The `_meta` of a call read so holds no progress token: none is read from it.
         let params =
             CallParams { name: Field::Given(Cow::Borrowed(call.name)), meta: Field::Absent, arguments: call.arguments };
-        tools::call_with(methods::Request { session: core, id: call.id, params: None, era, context }, params);
+        self.0.tool_call(RawRequest { id: call.id, params: TextParams(params) }, era, context);
     }
 }

@@ -219,7 +219,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         return refusal;
     }
     if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
-        return Box::pin(stateless::post(cx, &headers, message, streamable, caller, caller.hangup.as_ref())).await;
+        return Box::pin(stateless::post(cx, &headers, message, streamable, caller)).await;
     }
     if let Err(response) = check_version(&headers) {
         return response;

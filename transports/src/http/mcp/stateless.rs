@@ -48,7 +48,6 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     message: Message,
     streamable: bool,
     caller: &super::Caller,
-    hangup: Option<&Hangup>,
 ) -> HttpResponse {
     let Message::Request { id, method, params } = message else {
         // This revision defines no client notification over HTTP (closing a stream cancels).
@@ -63,7 +62,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(
     let owner = match method == "subscriptions/listen" {
         true => {
             cx.sessions.listening(&http);
-            StreamOwner(Arc::new((Arc::clone(&http), hangup.map(Hangup::watch))))
+            StreamOwner(Arc::new((Arc::clone(&http), caller.hangup.as_ref().map(Hangup::watch))))
         }
         false => StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>),
     };

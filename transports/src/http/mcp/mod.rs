@@ -78,9 +78,18 @@ struct Accepts {
     event_stream: bool,
 }
 
+/// The `Accept` MCP clients send, which is matched whole before any value is read item by item.
+const USUAL_ACCEPT: &[u8] = b"application/json, text/event-stream";
+
 /// Reads `Accept` once for both kinds, as bytes: every request reads it.
 fn accepts(headers: &HeaderMap) -> Accepts {
     let mut accepts = Accepts { json: false, event_stream: false };
+    let mut values = headers.get_all(ACCEPT).iter();
+    if let (Some(value), None) = (values.next(), values.next())
+        && value.as_bytes() == USUAL_ACCEPT
+    {
+        return Accepts { json: true, event_stream: true };
+    }
     // A value that is not visible text names no type.
     for value in headers.get_all(ACCEPT).iter().filter(|v| v.to_str().is_ok()) {
         for item in value.as_bytes().split(|&b| b == b',') {

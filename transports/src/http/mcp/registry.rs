@@ -2,9 +2,10 @@
 //! expiry of idle sessions, and caps per server and per client address.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use tooltable::Server;
@@ -121,8 +122,30 @@ impl std::fmt::Display for CreateError {
     }
 }
 
+/// Hashes a session id by its first 16 bytes, with no key: ids are random (see
+/// [`new_session_id`]), so no one can choose ids that collide; an id a request names only picks
+/// where to look. SipHash's key, which guards a map against chosen collisions, would only slow
+/// down the lookup every request of a session makes.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for word in bytes.chunks(8).take(2) {
+            let mut padded = [0u8; 8];
+            padded[..word.len()].copy_from_slice(word);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(padded)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // The product's best mixed bits are its high ones; the table indexes by the low ones.
+        self.0.rotate_left(26)
+    }
+}
+
 struct Sessions<S: Send + Sync + 'static> {
-    by_id: HashMap<String, Arc<HttpSession<S>>>,
+    by_id: HashMap<String, Arc<HttpSession<S>>, BuildHasherDefault<IdHasher>>,
     per_client: HashMap<IpAddr, usize>,
 }
 
@@ -164,7 +187,9 @@ impl<S: Send + Sync + 'static> Sessions<S> {
 }
 
 pub(crate) struct Registry<S: Send + Sync + 'static> {
-    sessions: Mutex<Sessions<S>>,
+    /// Read by every request of a session, written when one opens or ends: a read lock lets the
+    /// requests of all connections look their sessions up at once.
+    sessions: RwLock<Sessions<S>>,
     limits: SessionLimits,
     logs: Arc<LogBudget>,
     /// The sessions of open 2026-07-28 listens, which no id names.
@@ -174,7 +199,7 @@ pub(crate) struct Registry<S: Send + Sync + 'static> {
 impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn new(limits: SessionLimits) -> Self {
         let logs = Arc::new(LogBudget::new(limits.log_bytes_per_session, limits.log_bytes_per_server));
-        let sessions = Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() });
+        let sessions = RwLock::new(Sessions { by_id: HashMap::default(), per_client: HashMap::new() });
         Registry { sessions, limits, logs, listens: OpenListens::default() }
     }
 
@@ -182,7 +207,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// at a cap, the least recently used idle session (of that client first) makes room.
     pub(crate) fn create(&self, server: &Server<S>, client: IpAddr) -> Result<Arc<HttpSession<S>>, CreateError> {
         let id = new_session_id().map_err(CreateError::Id)?;
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.write();
         let SessionLimits { max_sessions, max_per_client, .. } = self.limits;
         if sessions.per_client.get(&client).copied().unwrap_or(0) >= max_per_client && !sessions.evict(Some(client)) {
             return Err(CreateError::Full { limit: max_per_client, per_client: true });
@@ -220,14 +245,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// The session of that id, marked as just used.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
-        let session = lock(&self.sessions).by_id.get(id).cloned()?;
+        let session = self.read().by_id.get(id).cloned()?;
         session.last_seen.mark(Instant::now());
         Some(session)
     }
 
     /// Ends a session; false when there was none.
     pub(crate) fn remove(&self, id: &str) -> bool {
-        let removed = lock(&self.sessions).take(id);
+        let removed = self.write().take(id);
         if let Some(s) = &removed {
             end(s);
         }
@@ -239,7 +264,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// events held for it.
     pub(crate) fn expire(&self) -> usize {
         let now = Instant::now();
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.write();
         let expired: Vec<String> = sessions
             .by_id
             .values()
@@ -264,7 +289,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// Ends every session (the end of a shutdown).
     pub(crate) fn clear(&self) {
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.write();
         sessions.per_client.clear();
         for (_, s) in sessions.by_id.drain() {
             end(&s);
@@ -274,7 +299,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// Ends the standalone streams and the open listens (which stand in for them in revision
     /// 2026-07-28), so that only requests in flight hold a shutdown.
     pub(crate) fn end_standalone_streams(&self) {
-        for s in lock(&self.sessions).by_id.values() {
+        for s in self.read().by_id.values() {
             s.streams().end_standalone();
         }
         self.listens.end_all();
@@ -282,6 +307,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     pub(crate) fn idle_limit(&self) -> Duration {
         self.limits.idle
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Sessions<S>> {
+        self.sessions.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Sessions<S>> {
+        self.sessions.write().unwrap_or_else(|p| p.into_inner())
     }
 }
 

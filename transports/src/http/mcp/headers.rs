@@ -84,6 +84,10 @@ impl<'h> PostHeaders<'h> {
 
     /// Whether the body is declared `application/json` (parameters such as a charset aside).
     pub(super) fn is_json(&self) -> bool {
+        // As clients send it, matched whole before it is read as text.
+        if self.content_type.is_some_and(|v| v.as_bytes() == b"application/json") {
+            return true;
+        }
         self.content_type
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"))

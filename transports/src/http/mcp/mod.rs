@@ -22,7 +22,7 @@ use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
 use super::{HttpContext, auth};
 use headers::{PostHeaders, accepts};
-use registry::{CreateError, HttpSession};
+use registry::{CreateError, HttpSession, LastSession};
 use streams::FirstAnswer;
 
 /// The methods `/mcp` serves.
@@ -41,10 +41,12 @@ pub(crate) struct Caller {
 }
 
 /// Answers a request to `/mcp`.
+/// `last` is the session the connection's last request named, when the connection keeps it.
 pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
     caller: &Caller,
+    last: Option<&LastSession<S>>,
 ) -> HttpResponse {
     if req.method() != Method::POST
         && let Err(response) = check_version(req.headers())
@@ -52,7 +54,7 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         return response;
     }
     match *req.method() {
-        Method::POST => post(cx, req, caller).await,
+        Method::POST => post(cx, req, caller, last).await,
         Method::GET => get(cx, &req, caller),
         Method::DELETE => delete(cx, &req, caller),
         _ => {
@@ -90,12 +92,17 @@ fn find_session<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     header: Option<&HeaderValue>,
     caller: &Caller,
+    last: Option<&LastSession<S>>,
 ) -> Option<Arc<HttpSession<S>>> {
     let id = header?.to_str().unwrap_or("");
     let same_caller = |http: &Arc<HttpSession<S>>| {
         http.session.opened_by().map(|p| &p.subject) == caller.context.principal().map(|p| &p.subject)
     };
-    cx.sessions.get(id).filter(same_caller)
+    match last {
+        Some(last) => cx.sessions.get_after(id, last),
+        None => cx.sessions.get(id),
+    }
+    .filter(same_caller)
 }
 
 /// The session [`find_session`] found, else the refusal: 400 when the header is missing, 404 when
@@ -120,13 +127,14 @@ fn session<S: Send + Sync + 'static>(
     caller: &Caller,
 ) -> Result<Arc<HttpSession<S>>, HttpResponse> {
     let header = headers.get(SESSION_HEADER);
-    found_or_refusal(find_session(cx, header, caller).as_ref(), header)
+    found_or_refusal(find_session(cx, header, caller, None).as_ref(), header)
 }
 
 async fn post<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
     caller: &Caller,
+    last: Option<&LastSession<S>>,
 ) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
@@ -148,7 +156,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         Err(response) => return response,
     };
     let bytes = body::without_bom(&bytes);
-    let found = find_session(cx, read.session, caller);
+    let found = find_session(cx, read.session, caller, last);
     // The hot path: a tool call in an initialized session, read once, from its text. Anything
     // refused on the way takes the path below, which answers it.
     if let Some(http) = &found

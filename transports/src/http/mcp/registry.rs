@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::{Duration, Instant};
 
 use tooltable::Server;
@@ -23,6 +23,20 @@ pub(crate) struct HttpSession<S: Send + Sync + 'static> {
     pub session: Session<S>,
     pub streams: Arc<Mutex<Streams>>,
     last_seen: LastSeen,
+    /// Set when the registry lets go of it: a connection that holds it as its [`LastSession`]
+    /// finds it no more.
+    removed: AtomicBool,
+}
+
+/// The session a connection's last request named: the next request of the connection most
+/// likely names it too, and then finds it here rather than in the registry, whose lock every
+/// connection takes.
+pub(crate) struct LastSession<S: Send + Sync + 'static>(Mutex<Weak<HttpSession<S>>>);
+
+impl<S: Send + Sync + 'static> Default for LastSession<S> {
+    fn default() -> Self {
+        LastSession(Mutex::new(Weak::new()))
+    }
 }
 
 /// When a session was last used. Every request of the session marks it: an atomic rather than a
@@ -157,6 +171,7 @@ impl<S: Send + Sync + 'static> Sessions<S> {
 
     fn take(&mut self, id: &str) -> Option<Arc<HttpSession<S>>> {
         let http = self.by_id.remove(id)?;
+        http.removed.store(true, Ordering::Release);
         if let Some(n) = self.per_client.get_mut(&http.client) {
             *n -= 1;
             if *n == 0 {
@@ -217,7 +232,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
         // Until its revision is negotiated, the framing every revision's client reads.
         let (session, streams) = self.session(server, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
-        let http = Arc::new(HttpSession { id, client, session, streams, last_seen: LastSeen::new() });
+        let http = Arc::new(HttpSession { id, client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) });
         sessions.insert(Arc::clone(&http));
         Ok(http)
     }
@@ -227,7 +242,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// events carry no id.
     pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
         let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
-        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new() })
+        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) })
     }
 
     /// Counts the session of a 2026-07-28 listen among those a shutdown ends.
@@ -247,6 +262,20 @@ impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
         let session = self.read().by_id.get(id).cloned()?;
         session.last_seen.mark(Instant::now());
+        Some(session)
+    }
+
+    /// [`get`](Self::get), found in `last` when it holds that session (still in the registry);
+    /// `last` then holds the session found.
+    pub(crate) fn get_after(&self, id: &str, last: &LastSession<S>) -> Option<Arc<HttpSession<S>>> {
+        let mut held = lock(&last.0);
+        let same = |s: &Arc<HttpSession<S>>| s.id == id && !s.removed.load(Ordering::Acquire);
+        if let Some(session) = held.upgrade().filter(same) {
+            session.last_seen.mark(Instant::now());
+            return Some(session);
+        }
+        let session = self.get(id)?;
+        *held = Arc::downgrade(&session);
         Some(session)
     }
 
@@ -292,6 +321,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         let mut sessions = self.write();
         sessions.per_client.clear();
         for (_, s) in sessions.by_id.drain() {
+            s.removed.store(true, Ordering::Release);
             end(&s);
         }
     }
@@ -329,4 +359,30 @@ fn new_session_id() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_finds_its_last_session_only_while_the_registry_holds_it() {
+        let server = Server::builder(()).info("sessions", "1.0.0").build().unwrap();
+        let registry = Registry::new(SessionLimits {
+            idle: Duration::from_secs(60),
+            retry_ms: 500,
+            max_sessions: 4,
+            max_per_client: 4,
+            log_bytes_per_session: 1 << 16,
+            log_bytes_per_server: 1 << 20,
+            max_unread_event_bytes: 1 << 16,
+        });
+        let http = registry.create(&server, IpAddr::from([127, 0, 0, 1])).unwrap();
+        let last = LastSession::default();
+        assert!(registry.get_after(&http.id, &last).is_some_and(|found| Arc::ptr_eq(&found, &http)));
+        assert!(registry.get_after(&http.id, &last).is_some(), "found again, where the connection keeps it");
+        assert!(registry.get_after("0123456789abcdef0123456789abcdef", &last).is_none());
+        assert!(registry.remove(&http.id));
+        assert!(registry.get_after(&http.id, &last).is_none(), "ended, though the connection still held it");
+    }
 }

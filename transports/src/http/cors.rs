@@ -20,6 +20,10 @@ const MAX_AGE_SECS: &str = "600";
 
 /// The request's origin when it may call cross-origin: one `Origin` header, named in the policy.
 pub(super) fn allowed_origin(access: AccessPolicy<'_>, headers: &HeaderMap) -> Option<HeaderValue> {
+    // By default none is: every request asks, and then need not look for its origin.
+    if !access.allows_any_cross_origin() {
+        return None;
+    }
     let mut origins = headers.get_all(header::ORIGIN).iter();
     let origin = origins.next()?;
     if origins.next().is_some() {

@@ -56,7 +56,7 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
             let connection = Arc::clone(&slot.connection);
             // The connection's own handle: each request counts on it, not on the one every
             // connection shares (a count written from every core).
-            let service = Arc::new(service);
+            let service = Arc::new(service.for_connection());
             let hyper_service = service_fn(move |req: Request<hyper::body::Incoming>| {
                 let (service, hangup) = (Arc::clone(&service), hangup.clone());
                 let busy = connection.begin();

@@ -17,7 +17,7 @@ use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
-use super::mcp::registry::{Registry, SessionLimits};
+use super::mcp::registry::{LastSession, Registry, SessionLimits};
 use super::rate_limit::{Caller, RateLimiter};
 use super::{HttpOptions, NestedHandler, RequestGate, api_key, auth, cors, mcp};
 use crate::rest::{self, openapi, routes::Routes};
@@ -60,11 +60,13 @@ use crate::rest::{self, openapi, routes::Routes};
 pub struct HttpService<S: Send + Sync + 'static> {
     cx: Arc<HttpContext<S>>,
     part: Part,
+    /// On the service of one of `serve`'s connections, the session its last request named.
+    last_session: Option<LastSession<S>>,
 }
 
 impl<S: Send + Sync + 'static> Clone for HttpService<S> {
     fn clone(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: self.part }
+        HttpService { cx: Arc::clone(&self.cx), part: self.part, last_session: None }
     }
 }
 
@@ -177,18 +179,24 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             closing: AtomicBool::new(false),
             reaper: OnceLock::new(),
         };
-        HttpService { cx: Arc::new(cx), part: Part::Whole }
+        HttpService { cx: Arc::new(cx), part: Part::Whole, last_session: None }
     }
 
     /// The Streamable HTTP endpoint alone (both eras), answering at whatever path it is mounted.
     pub fn mcp(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: Part::Mcp }
+        HttpService { cx: Arc::clone(&self.cx), part: Part::Mcp, last_session: None }
     }
 
     /// The REST routes and `openapi.json`, relative to where they are mounted (the document's
     /// `servers` names the prefix given to [`Http::rest_prefix`](super::Http::rest_prefix)).
     pub fn rest(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: Part::Rest }
+        HttpService { cx: Arc::clone(&self.cx), part: Part::Rest, last_session: None }
+    }
+
+    /// The service of one connection of `serve`'s: it keeps the session the connection's last
+    /// request named (see [`LastSession`]).
+    pub(super) fn for_connection(&self) -> Self {
+        HttpService { last_session: Some(LastSession::default()), ..self.clone() }
     }
 
     pub(super) fn options(&self) -> &HttpOptions {
@@ -288,7 +296,8 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             match target {
                 Target::Mcp => {
                     let context = RequestContext::new(Transport::Http).with_principal(principal);
-                    mcp::handle(cx, req, &mcp::Caller { client, context, hangup }).await
+                    let caller = mcp::Caller { client, context, hangup };
+                    mcp::handle(cx, req, &caller, self.last_session.as_ref()).await
                 }
                 Target::OpenApi if req.method() == Method::GET => {
                     body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())

@@ -49,8 +49,10 @@ pub(crate) fn initialize<S: Send + Sync + 'static>(
             return Err(RpcError::invalid_request("the session is already initialized"));
         }
         state.initialized = true;
-        session.initialized.store(true, std::sync::atomic::Ordering::Release);
         state.protocol_version = version;
+        // Before `initialized`: a request that finds the session initialized finds its revision's.
+        session.structured_output.store(state.has_structured_output(), std::sync::atomic::Ordering::Release);
+        session.initialized.store(true, std::sync::atomic::Ordering::Release);
         state.client_capabilities = match params.capabilities {
             Field::Given(capabilities) => capabilities,
             // Kept as the client wrote it; a client that declares null declares nothing.

@@ -57,7 +57,7 @@ impl<S> Serialize for Listed<S> {
 /// Whether answers carry titles, outputSchema and structuredContent: from 2025-06-18 on, and in
 /// every stateless request (2026-07-28).
 fn structured_output<S: Send + Sync + 'static>(request: &Request<'_, S>) -> bool {
-    request.era.is_stateless() || lock(&request.session.state).has_structured_output()
+    request.era.is_stateless() || request.session.structured_output.load(Ordering::Acquire)
 }
 
 pub(crate) fn list<S: Send + Sync + 'static>(mut request: Request<'_, S>) {

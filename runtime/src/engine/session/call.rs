@@ -118,7 +118,15 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             }
         };
         let mut fut = catch_boxed_panic(work);
-        lock(&self.in_flight).insert(id.clone(), InFlight { abort: None, scope: Arc::clone(&scope) });
+        {
+            // Checked and registered under one lock: no request with the same id slips in between.
+            let mut in_flight = lock(&self.in_flight);
+            if self.is_in_flight(&in_flight, &id) {
+                drop(in_flight);
+                return self.refuse_duplicate(&id);
+            }
+            in_flight.insert(id.clone(), InFlight { abort: None, scope: Arc::clone(&scope) });
+        }
         // Most calls finish without waiting on anything: answer those at once, sparing a task.
         let mut noop = std::task::Context::from_waker(std::task::Waker::noop());
         if let std::task::Poll::Ready(result) = Pin::new(&mut fut).poll(&mut noop) {

@@ -41,10 +41,15 @@ pub(crate) struct SessionCore<S> {
     /// Whether `initialize` has been answered, as `state` says, set under its lock: every request
     /// asks, and a lock would have all the session's callers take it in turn.
     pub(crate) initialized: AtomicBool,
+    /// Whether the revision `state` names has structured output (titles, outputSchema,
+    /// structuredContent), set with it: every tool call asks.
+    pub(crate) structured_output: AtomicBool,
     // Ordered maps: a handful of entries, keyed by small ids, need no hashing.
     pub(crate) in_flight: Mutex<BTreeMap<RequestId, InFlight<S>>>,
     /// Open `subscriptions/listen` requests (2026-07-28), which get no response until they end.
     pub(crate) listeners: Mutex<listen::Listeners>,
+    /// Whether a listen was ever opened: until one is, a request's id is not looked for among them.
+    pub(crate) has_listened: AtomicBool,
     pending: Mutex<BTreeMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
     /// JSON-RPC batches (2025-03-26) whose responses are being gathered.
     pub(crate) batches: batch::Batches,
@@ -67,8 +72,10 @@ impl<S: Send + Sync + 'static> Session<S> {
             out: Box::new(outbox),
             state: Mutex::new(SessionState::default()),
             initialized: AtomicBool::new(false),
+            structured_output: AtomicBool::new(handshake::has_structured_output(handshake::LATEST_VERSION)),
             in_flight: Mutex::new(BTreeMap::new()),
             listeners: Mutex::new(BTreeMap::new()),
+            has_listened: AtomicBool::new(false),
             pending: Mutex::new(BTreeMap::new()),
             batches: batch::Batches::default(),
             next_request: AtomicI64::new(1),
@@ -307,7 +314,11 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     /// A `tools/call` read with its params as text, served in `era`.
     fn tool_call(self: &Arc<Self>, call: RawRequest<TextParams>, era: RequestEra, context: &RequestContext) {
         self.opened_by.get_or_init(|| context.shared_principal().cloned());
-        if self.refused_in_flight(&call.id) {
+        // A call that starts is refused for a duplicate id where it is registered (`spawn`), under
+        // the lock it takes anyway. One that may be refused before it starts (it names no tool, or
+        // is stateless and may need the tasks extension) is checked first, as any request is.
+        let may_be_refused_first = !matches!(call.params.0.name, Field::Given(_)) || era.is_stateless();
+        if may_be_refused_first && self.refused_in_flight(&call.id) {
             return;
         }
         tools::call_with(methods::Request { session: self, id: call.id, params: None, era, context }, call.params.0);
@@ -315,12 +326,23 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// Refuses a request whose id is one still in flight; true when it did.
     fn refused_in_flight(&self, id: &RequestId) -> bool {
-        let in_flight = lock(&self.in_flight).contains_key(id) || lock(&self.listeners).contains_key(id);
+        let in_flight = self.is_in_flight(&lock(&self.in_flight), id);
         if in_flight {
-            let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
-            self.send(jsonrpc::error(Some(id), &e), Destination::Session);
+            self.refuse_duplicate(id);
         }
         in_flight
+    }
+
+    /// Whether `id` is that of a call in `in_flight` (the session's, locked) or of an open listen.
+    pub(crate) fn is_in_flight(&self, in_flight: &BTreeMap<RequestId, InFlight<S>>, id: &RequestId) -> bool {
+        in_flight.contains_key(id) || (self.has_listened.load(Ordering::Acquire) && lock(&self.listeners).contains_key(id))
+    }
+
+    /// Answers a request whose id is still in flight: not as a response to that id, which the
+    /// client would take for the first request's.
+    pub(crate) fn refuse_duplicate(&self, id: &RequestId) {
+        let e = RpcError::invalid_request(format!("request id {id} is already in flight"));
+        self.send(jsonrpc::error(Some(id), &e), Destination::Session);
     }
 
     fn request(self: &Arc<Self>, id: RequestId, method: &str, params: Option<Value>, context: &RequestContext) {

@@ -156,6 +156,7 @@ pub(crate) fn open<S: Send + Sync + 'static>(request: Request<'_, S>, meta: &Req
     // Sent under the lock, so no notification of this listen can come before its acknowledgment.
     let json = jsonrpc::notification("notifications/subscriptions/acknowledged", Some(&ack));
     session.send(json, Destination::During(id.clone()));
+    session.has_listened.store(true, std::sync::atomic::Ordering::Release);
     listeners.insert(id, filter);
 }
 

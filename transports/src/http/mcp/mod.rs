@@ -2,6 +2,7 @@
 //! opens the standalone event stream (or resumes one), DELETE ends the session.
 
 mod batch;
+mod headers;
 pub(crate) mod listens;
 pub(crate) mod logs;
 pub(crate) mod registry;
@@ -11,7 +12,7 @@ pub(crate) mod streams;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use hyper::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::header::{ALLOW, HeaderName, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use serde_json::json;
 use tooltable::transport::jsonrpc::{self, Incoming as Message, RequestId, RpcError};
@@ -20,7 +21,8 @@ use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS, StatelessCall};
 use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
 use super::{HttpContext, auth};
-use registry::{CreateError, HttpSession};
+use headers::{PostHeaders, accepts};
+use registry::{CreateError, HttpSession, LastSession};
 use streams::FirstAnswer;
 
 /// The methods `/mcp` serves.
@@ -39,10 +41,12 @@ pub(crate) struct Caller {
 }
 
 /// Answers a request to `/mcp`.
+/// `last` is the session the connection's last request named, when the connection keeps it.
 pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
     caller: &Caller,
+    last: Option<&LastSession<S>>,
 ) -> HttpResponse {
     if req.method() != Method::POST
         && let Err(response) = check_version(req.headers())
@@ -50,7 +54,7 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         return response;
     }
     match *req.method() {
-        Method::POST => post(cx, req, caller).await,
+        Method::POST => post(cx, req, caller, last).await,
         Method::GET => get(cx, &req, caller),
         Method::DELETE => delete(cx, &req, caller),
         _ => {
@@ -63,7 +67,12 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
 
 /// An `MCP-Protocol-Version` this server does not speak is refused (absent means 2025-03-26).
 fn check_version(headers: &HeaderMap) -> Result<(), HttpResponse> {
-    match headers.get(&VERSION_HEADER).map(|v| v.to_str().unwrap_or("")) {
+    check_version_header(headers.get(&VERSION_HEADER))
+}
+
+/// [`check_version`] of the header's value.
+fn check_version_header(version: Option<&HeaderValue>) -> Result<(), HttpResponse> {
+    match version.map(|v| v.to_str().unwrap_or("")) {
         Some(v) if !SUPPORTED_VERSIONS.contains(&v) => Err(body::error(
             StatusCode::BAD_REQUEST,
             format!("unsupported MCP-Protocol-Version {v:?}; supported: {}", SUPPORTED_VERSIONS.join(", ")),
@@ -72,56 +81,39 @@ fn check_version(headers: &HeaderMap) -> Result<(), HttpResponse> {
     }
 }
 
-/// Which of the two kinds of answer `/mcp` gives a request's `Accept` takes.
-struct Accepts {
-    json: bool,
-    event_stream: bool,
-}
-
-/// Reads `Accept` once for both kinds, as bytes: every request reads it.
-fn accepts(headers: &HeaderMap) -> Accepts {
-    let mut accepts = Accepts { json: false, event_stream: false };
-    // A value that is not visible text names no type.
-    for value in headers.get_all(ACCEPT).iter().filter(|v| v.to_str().is_ok()) {
-        for item in value.as_bytes().split(|&b| b == b',') {
-            match item.split(|&b| b == b';').next().unwrap_or_default().trim_ascii() {
-                b"*/*" => return Accepts { json: true, event_stream: true },
-                b"application/json" => accepts.json = true,
-                b"text/event-stream" => accepts.event_stream = true,
-                _ => {}
-            }
-        }
-    }
-    accepts
-}
-
 fn rpc_error(status: StatusCode, id: Option<&jsonrpc::RequestId>, error: &RpcError) -> HttpResponse {
     body::json_text(status, jsonrpc::error(id, error))
 }
 
-/// The session named by the request's header, marked as just used; `None` without the header, or
-/// when it names no session of this caller (a session is bound to the caller that opened it).
+/// The session named by the request's `Mcp-Session-Id`, marked as just used; `None` without the
+/// header, or when it names no session of this caller (a session is bound to the caller that
+/// opened it).
 fn find_session<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
-    headers: &HeaderMap,
+    header: Option<&HeaderValue>,
     caller: &Caller,
+    last: Option<&LastSession<S>>,
 ) -> Option<Arc<HttpSession<S>>> {
-    let id = headers.get(SESSION_HEADER)?.to_str().unwrap_or("");
+    let id = header?.to_str().unwrap_or("");
     let same_caller = |http: &Arc<HttpSession<S>>| {
         http.session.opened_by().map(|p| &p.subject) == caller.context.principal().map(|p| &p.subject)
     };
-    cx.sessions.get(id).filter(same_caller)
+    match last {
+        Some(last) => cx.sessions.get_after(id, last),
+        None => cx.sessions.get(id),
+    }
+    .filter(same_caller)
 }
 
 /// The session [`find_session`] found, else the refusal: 400 when the header is missing, 404 when
 /// it names an unknown or expired session, or one another caller opened.
 fn found_or_refusal<S: Send + Sync + 'static>(
     found: Option<&Arc<HttpSession<S>>>,
-    headers: &HeaderMap,
+    header: Option<&HeaderValue>,
 ) -> Result<Arc<HttpSession<S>>, HttpResponse> {
     match found {
         Some(http) => Ok(Arc::clone(http)),
-        None if !headers.contains_key(SESSION_HEADER) => {
+        None if header.is_none() => {
             Err(body::error(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; initialize first"))
         }
         None => Err(body::error(StatusCode::NOT_FOUND, "unknown or expired session; initialize again")),
@@ -134,27 +126,25 @@ fn session<S: Send + Sync + 'static>(
     headers: &HeaderMap,
     caller: &Caller,
 ) -> Result<Arc<HttpSession<S>>, HttpResponse> {
-    found_or_refusal(find_session(cx, headers, caller).as_ref(), headers)
+    let header = headers.get(SESSION_HEADER);
+    found_or_refusal(find_session(cx, header, caller, None).as_ref(), header)
 }
 
 async fn post<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
     caller: &Caller,
+    last: Option<&LastSession<S>>,
 ) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
-    let accepted = accepts(&headers);
-    let json_ok = accepted.json || !headers.contains_key(ACCEPT);
-    let streamable = accepted.event_stream;
+    let read = PostHeaders::of(&headers);
+    let json_ok = read.accepts.json || !read.any_accept;
+    let streamable = read.accepts.event_stream;
     if !json_ok && !streamable {
         return body::error(StatusCode::NOT_ACCEPTABLE, "accept application/json and text/event-stream");
     }
-    let is_json = headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
-    if !is_json {
+    if !read.is_json() {
         return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be application/json");
     }
     let bytes = match body::read_limited(incoming, cx.options.max_body_bytes, cx.options.body_timeout).await {
@@ -166,11 +156,11 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         Err(response) => return response,
     };
     let bytes = body::without_bom(&bytes);
-    let found = find_session(cx, &headers, caller);
+    let found = find_session(cx, read.session, caller, last);
     // The hot path: a tool call in an initialized session, read once, from its text. Anything
     // refused on the way takes the path below, which answers it.
     if let Some(http) = &found
-        && check_version(&headers).is_ok()
+        && check_version_header(read.version).is_ok()
         && let Some(call) = http.session.read_tool_call(bytes)
     {
         if let Some(tool) = call.tool()
@@ -189,7 +179,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         && let Some(http) = &found
         && http.session.accepts_batches()
     {
-        if let Err(response) = check_version(&headers) {
+        if let Err(response) = check_version_header(read.version) {
             return response;
         }
         let authorize = |member: &Message| auth::scopes::authorize_message(cx, &caller.context, member);
@@ -197,7 +187,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     }
     // A stateless tool call of the usual kind, read once, from its text; anything unusual (a
     // header that does not mirror it included) takes the path below, which answers it.
-    if !headers.contains_key(SESSION_HEADER)
+    if read.session.is_none()
         && let Some(call) = StatelessCall::read(bytes)
         && stateless::mirrors(cx, &headers, &call)
     {
@@ -209,7 +199,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
         Err(e) => {
-            if let Err(response) = check_version(&headers) {
+            if let Err(response) = check_version_header(read.version) {
                 return response;
             }
             return Box::pin(undecodable(cx, found, e)).await;
@@ -218,14 +208,14 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     if let Err(refusal) = auth::scopes::authorize_message(cx, &caller.context, &message) {
         return refusal;
     }
-    if !headers.contains_key(SESSION_HEADER) && stateless::speaks(&headers, &message) {
+    if read.session.is_none() && stateless::speaks(&headers, &message) {
         return Box::pin(stateless::post(cx, &headers, message, streamable, caller)).await;
     }
-    if let Err(response) = check_version(&headers) {
+    if let Err(response) = check_version_header(read.version) {
         return response;
     }
     let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
-        && !headers.contains_key(SESSION_HEADER);
+        && read.session.is_none();
     let http = if initialize {
         match cx.sessions.create(&cx.server, caller.client) {
             Ok(http) => http,
@@ -233,7 +223,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
             Err(e @ CreateError::Id(_)) => return body::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }
     } else {
-        match found_or_refusal(found.as_ref(), &headers) {
+        match found_or_refusal(found.as_ref(), read.session) {
             Ok(http) => http,
             Err(response) => return response,
         }

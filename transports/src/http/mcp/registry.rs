@@ -2,9 +2,10 @@
 //! expiry of idle sessions, and caps per server and per client address.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::{Duration, Instant};
 
 use tooltable::Server;
@@ -22,6 +23,20 @@ pub(crate) struct HttpSession<S: Send + Sync + 'static> {
     pub session: Session<S>,
     pub streams: Arc<Mutex<Streams>>,
     last_seen: LastSeen,
+    /// Set when the registry lets go of it: a connection that holds it as its [`LastSession`]
+    /// finds it no more.
+    removed: AtomicBool,
+}
+
+/// The session a connection's last request named: the next request of the connection most
+/// likely names it too, and then finds it here rather than in the registry, whose lock every
+/// connection takes.
+pub(crate) struct LastSession<S: Send + Sync + 'static>(Mutex<Weak<HttpSession<S>>>);
+
+impl<S: Send + Sync + 'static> Default for LastSession<S> {
+    fn default() -> Self {
+        LastSession(Mutex::new(Weak::new()))
+    }
 }
 
 /// When a session was last used. Every request of the session marks it: an atomic rather than a
@@ -121,8 +136,30 @@ impl std::fmt::Display for CreateError {
     }
 }
 
+/// Hashes a session id by its first 16 bytes, with no key: ids are random (see
+/// [`new_session_id`]), so no one can choose ids that collide; an id a request names only picks
+/// where to look. SipHash's key, which guards a map against chosen collisions, would only slow
+/// down the lookup every request of a session makes.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for word in bytes.chunks(8).take(2) {
+            let mut padded = [0u8; 8];
+            padded[..word.len()].copy_from_slice(word);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(padded)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // The product's best mixed bits are its high ones; the table indexes by the low ones.
+        self.0.rotate_left(26)
+    }
+}
+
 struct Sessions<S: Send + Sync + 'static> {
-    by_id: HashMap<String, Arc<HttpSession<S>>>,
+    by_id: HashMap<String, Arc<HttpSession<S>>, BuildHasherDefault<IdHasher>>,
     per_client: HashMap<IpAddr, usize>,
 }
 
@@ -134,6 +171,7 @@ impl<S: Send + Sync + 'static> Sessions<S> {
 
     fn take(&mut self, id: &str) -> Option<Arc<HttpSession<S>>> {
         let http = self.by_id.remove(id)?;
+        http.removed.store(true, Ordering::Release);
         if let Some(n) = self.per_client.get_mut(&http.client) {
             *n -= 1;
             if *n == 0 {
@@ -164,7 +202,9 @@ impl<S: Send + Sync + 'static> Sessions<S> {
 }
 
 pub(crate) struct Registry<S: Send + Sync + 'static> {
-    sessions: Mutex<Sessions<S>>,
+    /// Read by every request of a session, written when one opens or ends: a read lock lets the
+    /// requests of all connections look their sessions up at once.
+    sessions: RwLock<Sessions<S>>,
     limits: SessionLimits,
     logs: Arc<LogBudget>,
     /// The sessions of open 2026-07-28 listens, which no id names.
@@ -174,7 +214,7 @@ pub(crate) struct Registry<S: Send + Sync + 'static> {
 impl<S: Send + Sync + 'static> Registry<S> {
     pub(crate) fn new(limits: SessionLimits) -> Self {
         let logs = Arc::new(LogBudget::new(limits.log_bytes_per_session, limits.log_bytes_per_server));
-        let sessions = Mutex::new(Sessions { by_id: HashMap::new(), per_client: HashMap::new() });
+        let sessions = RwLock::new(Sessions { by_id: HashMap::default(), per_client: HashMap::new() });
         Registry { sessions, limits, logs, listens: OpenListens::default() }
     }
 
@@ -182,7 +222,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// at a cap, the least recently used idle session (of that client first) makes room.
     pub(crate) fn create(&self, server: &Server<S>, client: IpAddr) -> Result<Arc<HttpSession<S>>, CreateError> {
         let id = new_session_id().map_err(CreateError::Id)?;
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.write();
         let SessionLimits { max_sessions, max_per_client, .. } = self.limits;
         if sessions.per_client.get(&client).copied().unwrap_or(0) >= max_per_client && !sessions.evict(Some(client)) {
             return Err(CreateError::Full { limit: max_per_client, per_client: true });
@@ -192,7 +232,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
         // Until its revision is negotiated, the framing every revision's client reads.
         let (session, streams) = self.session(server, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
-        let http = Arc::new(HttpSession { id, client, session, streams, last_seen: LastSeen::new() });
+        let http = Arc::new(HttpSession { id, client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) });
         sessions.insert(Arc::clone(&http));
         Ok(http)
     }
@@ -202,7 +242,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// events carry no id.
     pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
         let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
-        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new() })
+        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) })
     }
 
     /// Counts the session of a 2026-07-28 listen among those a shutdown ends.
@@ -220,14 +260,28 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// The session of that id, marked as just used.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession<S>>> {
-        let session = lock(&self.sessions).by_id.get(id).cloned()?;
+        let session = self.read().by_id.get(id).cloned()?;
         session.last_seen.mark(Instant::now());
+        Some(session)
+    }
+
+    /// [`get`](Self::get), found in `last` when it holds that session (still in the registry);
+    /// `last` then holds the session found.
+    pub(crate) fn get_after(&self, id: &str, last: &LastSession<S>) -> Option<Arc<HttpSession<S>>> {
+        let mut held = lock(&last.0);
+        let same = |s: &Arc<HttpSession<S>>| s.id == id && !s.removed.load(Ordering::Acquire);
+        if let Some(session) = held.upgrade().filter(same) {
+            session.last_seen.mark(Instant::now());
+            return Some(session);
+        }
+        let session = self.get(id)?;
+        *held = Arc::downgrade(&session);
         Some(session)
     }
 
     /// Ends a session; false when there was none.
     pub(crate) fn remove(&self, id: &str) -> bool {
-        let removed = lock(&self.sessions).take(id);
+        let removed = self.write().take(id);
         if let Some(s) = &removed {
             end(s);
         }
@@ -239,7 +293,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// events held for it.
     pub(crate) fn expire(&self) -> usize {
         let now = Instant::now();
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.write();
         let expired: Vec<String> = sessions
             .by_id
             .values()
@@ -264,9 +318,10 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// Ends every session (the end of a shutdown).
     pub(crate) fn clear(&self) {
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.write();
         sessions.per_client.clear();
         for (_, s) in sessions.by_id.drain() {
+            s.removed.store(true, Ordering::Release);
             end(&s);
         }
     }
@@ -274,7 +329,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// Ends the standalone streams and the open listens (which stand in for them in revision
     /// 2026-07-28), so that only requests in flight hold a shutdown.
     pub(crate) fn end_standalone_streams(&self) {
-        for s in lock(&self.sessions).by_id.values() {
+        for s in self.read().by_id.values() {
             s.streams().end_standalone();
         }
         self.listens.end_all();
@@ -282,6 +337,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     pub(crate) fn idle_limit(&self) -> Duration {
         self.limits.idle
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Sessions<S>> {
+        self.sessions.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Sessions<S>> {
+        self.sessions.write().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -296,4 +359,30 @@ fn new_session_id() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_finds_its_last_session_only_while_the_registry_holds_it() {
+        let server = Server::builder(()).info("sessions", "1.0.0").build().unwrap();
+        let registry = Registry::new(SessionLimits {
+            idle: Duration::from_secs(60),
+            retry_ms: 500,
+            max_sessions: 4,
+            max_per_client: 4,
+            log_bytes_per_session: 1 << 16,
+            log_bytes_per_server: 1 << 20,
+            max_unread_event_bytes: 1 << 16,
+        });
+        let http = registry.create(&server, IpAddr::from([127, 0, 0, 1])).unwrap();
+        let last = LastSession::default();
+        assert!(registry.get_after(&http.id, &last).is_some_and(|found| Arc::ptr_eq(&found, &http)));
+        assert!(registry.get_after(&http.id, &last).is_some(), "found again, where the connection keeps it");
+        assert!(registry.get_after("0123456789abcdef0123456789abcdef", &last).is_none());
+        assert!(registry.remove(&http.id));
+        assert!(registry.get_after(&http.id, &last).is_none(), "ended, though the connection still held it");
+    }
 }

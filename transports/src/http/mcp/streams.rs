@@ -4,7 +4,7 @@
 //! client that reconnects with `Last-Event-ID` gets exactly that stream's missed events. What an
 //! event carries besides its message depends on the revision the session speaks ([`Framing`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use hyper::body::Bytes;
@@ -62,10 +62,12 @@ pub(crate) struct Streams {
     max_unread: usize,
     next_seq: u64,
     next_stream: u64,
-    waiting: HashMap<RequestId, Waiter>,
+    // By request id, ordered: a handful of entries, each request's registered and answered, need
+    // no hashing (the session's calls in flight are held so too).
+    waiting: BTreeMap<RequestId, Waiter>,
     /// The requests of JSON-RPC batches being answered, which the session answers together.
-    held: HashSet<RequestId>,
-    carriers: HashMap<RequestId, u64>,
+    held: BTreeSet<RequestId>,
+    carriers: BTreeMap<RequestId, u64>,
     live: HashMap<u64, EventSender>,
     logs: EventLogs,
     /// GET-stream events from this sequence number on have reached no live GET stream; the next
@@ -87,9 +89,9 @@ impl Streams {
             max_unread,
             next_seq: 0,
             next_stream: GET_STREAM + 1,
-            waiting: HashMap::new(),
-            held: HashSet::new(),
-            carriers: HashMap::new(),
+            waiting: BTreeMap::new(),
+            held: BTreeSet::new(),
+            carriers: BTreeMap::new(),
             live: HashMap::new(),
             logs: EventLogs::new(budget, resumable),
             undelivered_from: 0,

@@ -3,6 +3,7 @@
 
 mod arguments;
 mod ended;
+mod invocation;
 mod header_marks;
 mod limits;
 mod name_hash;
@@ -28,6 +29,7 @@ use crate::api::tool::{BoxFuture, Tool};
 
 use arguments::Names;
 pub(crate) use ended::Ended;
+pub(crate) use invocation::Invocation;
 pub(crate) use arguments::{Arguments, object as arguments};
 pub use header_marks::{MarkedProperties, MarkedProperty};
 use name_hash::NameHash;
@@ -116,7 +118,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
     /// arguments that are no object are a protocol fault; a schema violation is a tool failure.
     pub(crate) async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Result<Output, Error>, RpcError> {
         match self.prepare(cx, arguments(args.map(Arguments::Value))?, false) {
-            Ok(call) => Ok(call.start(self).await.map(Rendered::into_output)),
+            Ok(call) => Ok(call.start(self).await.into_outcome().into_result()),
             Err(failure) => Ok(Err(failure)),
         }
     }
@@ -125,25 +127,24 @@ impl<S: Send + Sync + 'static> Entry<S> {
     /// `max_concurrent`, then its time limit (`default_timeout_ms` when it states none), which
     /// counts the wait for a slot. Its success is written straight to JSON text when `written`
     /// (and the tool can).
-    pub(crate) async fn invoke(
+    pub(crate) fn invoke(
         &self,
         cx: Cx<S>,
         args: Arguments,
         default_timeout_ms: Option<u64>,
         written: bool,
-    ) -> Ended {
+    ) -> Invocation<'_> {
         let call = match self.prepare(cx, args, written) {
             Ok(call) => call,
-            Err(failure) => return Ended::Outcome(Outcome::ToolError(failure)),
+            Err(failure) => return Invocation::Ended(Some(Ended::Outcome(Outcome::ToolError(failure)))),
         };
         let limit_ms = self.descriptor.limits.timeout_ms.or(default_timeout_ms);
-        // Most tools have neither limit. The limits' futures, larger than the rest of the call,
-        // are boxed for the tools that have one, so that the others' calls do not carry (and
-        // move) them.
+        // Most tools have neither limit: their calls are the tool's own future. The limits'
+        // futures, larger than the rest of the call, are boxed for the tools that have one.
         if limit_ms.is_none() && self.slots.is_none() {
-            return Ended::from(call.start(self).await);
+            return call.start(self);
         }
-        Box::pin(self.limited(call, limit_ms)).await
+        Invocation::Boxed(Box::pin(self.limited(call, limit_ms)))
     }
 
     /// Runs a prepared call within the tool's limits.
@@ -156,7 +157,7 @@ impl<S: Send + Sync + 'static> Entry<S> {
                 },
                 None => None,
             };
-            Ended::from(call.start(self).await)
+            call.start(self).await
         };
         match limit_ms {
             Some(limit_ms) => limits::within(limit_ms, run).await,
@@ -198,10 +199,11 @@ enum Prepared<S> {
 }
 
 impl<S: Send + Sync + 'static> Prepared<S> {
-    async fn start(self, entry: &Entry<S>) -> Result<Rendered, Error> {
+    /// The tool's future: started when the tool read its arguments, else started now.
+    fn start(self, entry: &Entry<S>) -> Invocation<'static> {
         match self {
-            Prepared::Started(call) => call.await,
-            Prepared::Checked(cx, args) => entry.run(cx, args).await.map(Rendered::Output),
+            Prepared::Started(call) => Invocation::Started(call),
+            Prepared::Checked(cx, args) => Invocation::Called(entry.run(cx, args)),
         }
     }
 }

@@ -16,7 +16,9 @@ fn assert_written_as_a_value<T: Serialize>(value: T) {
     let text = JsonText::of(&value).expect("written");
     let (compact, pretty) = by_value(&value);
     assert_eq!(String::from_utf8(text.compact.clone()).unwrap(), compact);
-    assert_eq!(text.pretty, pretty);
+    assert_eq!((text.pretty.unescaped(), text.pretty_len), (pretty.clone(), pretty.len()));
+    let quoted = serde_json::to_string(&pretty).unwrap();
+    assert_eq!(String::from_utf8(text.pretty.0.clone()).unwrap(), quoted[1..quoted.len() - 1]);
     assert_eq!(text.is_object(), compact.starts_with('{'));
     assert_eq!(text.to_value(), serde_json::from_str::<Value>(&compact).unwrap());
 }

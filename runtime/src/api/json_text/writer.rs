@@ -1,5 +1,5 @@
-//! The formatter that writes one value twice as serde walks it: compact, and pretty-printed as
-//! `serde_json::PrettyFormatter` does (whose own code writes the structure of that form).
+//! The formatter that writes one value twice as serde walks it: compact, and pretty-printed
+//! (escaped, as a text block's string holds it: see [`Pretty`]).
 //!
 //! Numbers are written as the value path leaves them: an `f32` as the `f64` it becomes in a
 //! value, an integral float as an integer. Where that path fails or writes differently (an
@@ -8,20 +8,21 @@
 
 use std::io::{self, Write};
 
-use serde_json::ser::{CharEscape, CompactFormatter, Formatter, PrettyFormatter};
+use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
 
 use super::names::Names;
+use super::pretty::Pretty;
 
 /// The two texts being written.
 pub(super) struct Text {
     pub(super) compact: Vec<u8>,
-    pub(super) pretty: Vec<u8>,
+    pub(super) pretty: Pretty,
 }
 
 impl Default for Text {
     /// Room for a small result, which then grows no buffer on the way.
     fn default() -> Self {
-        Text { compact: Vec::with_capacity(64), pretty: Vec::with_capacity(128) }
+        Text { compact: Vec::with_capacity(64), pretty: Pretty::with_capacity(128) }
     }
 }
 
@@ -29,7 +30,6 @@ impl Default for Text {
 /// is not written to.
 pub(super) struct Both<'a> {
     text: &'a mut Text,
-    pretty: PrettyFormatter<'static>,
     /// Within a member's name: numbers there are written as serde writes a key, not normalized.
     in_key: bool,
     names: Names,
@@ -39,14 +39,23 @@ pub(super) struct Both<'a> {
 
 impl<'a> Both<'a> {
     pub(super) fn new(text: &'a mut Text) -> Self {
-        Both { text, pretty: PrettyFormatter::new(), in_key: false, names: Names::default(), name_start: 0 }
+        Both { text, in_key: false, names: Names::default(), name_start: 0 }
     }
 
-    /// Writes `f` into the compact text, and what it wrote into the pretty one too.
+    /// Writes `f` into the compact text, and what it wrote into the pretty one too (a number or a
+    /// literal, which needs no escaping there).
     fn scalar(&mut self, f: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> io::Result<()> {
         let start = self.text.compact.len();
         f(&mut self.text.compact)?;
-        self.text.pretty.extend_from_slice(&self.text.compact[start..]);
+        self.text.pretty.plain(&self.text.compact[start..]);
+        Ok(())
+    }
+
+    /// [`Both::scalar`] for what has quotes or backslashes, escaped in the pretty text.
+    fn escaped(&mut self, f: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> io::Result<()> {
+        let start = self.text.compact.len();
+        f(&mut self.text.compact)?;
+        self.text.pretty.escape(&self.text.compact[start..]);
         Ok(())
     }
 
@@ -142,21 +151,23 @@ impl<'a> Formatter for Both<'a> {
     }
 
     fn begin_string<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.scalar(|out| CompactFormatter.begin_string(out))
+        self.escaped(|out| CompactFormatter.begin_string(out))
     }
 
     fn end_string<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.scalar(|out| CompactFormatter.end_string(out))
+        self.escaped(|out| CompactFormatter.end_string(out))
     }
 
+    /// Between its escapes, a string holds no quote, backslash or control character: nothing
+    /// to escape in the pretty text either.
     fn write_string_fragment<W: ?Sized + Write>(&mut self, _: &mut W, fragment: &str) -> io::Result<()> {
         self.text.compact.extend_from_slice(fragment.as_bytes());
-        self.text.pretty.extend_from_slice(fragment.as_bytes());
+        self.text.pretty.plain(fragment.as_bytes());
         Ok(())
     }
 
     fn write_char_escape<W: ?Sized + Write>(&mut self, _: &mut W, escape: CharEscape) -> io::Result<()> {
-        self.scalar(|out| CompactFormatter.write_char_escape(out, escape))
+        self.escaped(|out| CompactFormatter.write_char_escape(out, escape))
     }
 
     fn write_byte_array<W: ?Sized + Write>(&mut self, writer: &mut W, value: &[u8]) -> io::Result<()> {
@@ -170,28 +181,29 @@ impl<'a> Formatter for Both<'a> {
     }
 
     fn begin_array<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        CompactFormatter.begin_array(&mut self.text.compact)?;
-        self.pretty.begin_array(&mut self.text.pretty)
+        self.text.pretty.open(b'[');
+        CompactFormatter.begin_array(&mut self.text.compact)
     }
 
     fn end_array<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        CompactFormatter.end_array(&mut self.text.compact)?;
-        self.pretty.end_array(&mut self.text.pretty)
+        self.text.pretty.close(b']');
+        CompactFormatter.end_array(&mut self.text.compact)
     }
 
     fn begin_array_value<W: ?Sized + Write>(&mut self, _: &mut W, first: bool) -> io::Result<()> {
-        CompactFormatter.begin_array_value(&mut self.text.compact, first)?;
-        self.pretty.begin_array_value(&mut self.text.pretty, first)
+        self.text.pretty.next(first);
+        CompactFormatter.begin_array_value(&mut self.text.compact, first)
     }
 
     fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.pretty.end_array_value(&mut self.text.pretty)
+        self.text.pretty.after_value();
+        Ok(())
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
         self.names.open();
-        CompactFormatter.begin_object(&mut self.text.compact)?;
-        self.pretty.begin_object(&mut self.text.pretty)
+        self.text.pretty.open(b'{');
+        CompactFormatter.begin_object(&mut self.text.compact)
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
@@ -199,15 +211,16 @@ impl<'a> Formatter for Both<'a> {
         if !self.names.close(&self.text.compact) {
             return Err(unlike_a_value());
         }
-        CompactFormatter.end_object(&mut self.text.compact)?;
-        self.pretty.end_object(&mut self.text.pretty)
+        self.text.pretty.close(b'}');
+        CompactFormatter.end_object(&mut self.text.compact)
     }
 
     fn begin_object_key<W: ?Sized + Write>(&mut self, _: &mut W, first: bool) -> io::Result<()> {
         CompactFormatter.begin_object_key(&mut self.text.compact, first)?;
         self.name_start = self.text.compact.len();
         self.in_key = true;
-        self.pretty.begin_object_key(&mut self.text.pretty, first)
+        self.text.pretty.next(first);
+        Ok(())
     }
 
     fn end_object_key<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
@@ -217,12 +230,13 @@ impl<'a> Formatter for Both<'a> {
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        CompactFormatter.begin_object_value(&mut self.text.compact)?;
-        self.pretty.begin_object_value(&mut self.text.pretty)
+        self.text.pretty.before_value();
+        CompactFormatter.begin_object_value(&mut self.text.compact)
     }
 
     fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.pretty.end_object_value(&mut self.text.pretty)
+        self.text.pretty.after_value();
+        Ok(())
     }
 
     fn write_raw_fragment<W: ?Sized + Write>(&mut self, _: &mut W, _: &str) -> io::Result<()> {

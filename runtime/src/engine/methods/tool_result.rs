@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use crate::api::content::{Content, ContentBlock};
 use crate::api::error::Error;
-use crate::api::json_text::JsonText;
+use crate::api::json_text::{EscapedText, JsonText};
 use crate::api::output::{Output, Rendered};
 use crate::engine::table::validate::{self, Violation};
 use crate::engine::wire::{self, WireResult};
@@ -52,6 +52,11 @@ impl WireResult for ToolResult {
                 serde_json::to_writer(&mut *out, text)?;
                 out.extend_from_slice(b"}]");
             }
+            Blocks::Written(WrittenBlock(text)) => {
+                out.extend_from_slice(br#"[{"type":"text","text":""#);
+                out.extend_from_slice(&text.0);
+                out.extend_from_slice(br#""}]"#);
+            }
             blocks => serde_json::to_writer(&mut *out, blocks)?,
         }
         match &self.structured_content {
@@ -77,6 +82,17 @@ enum Blocks {
     Text([ContentBlock; 1]),
     /// The tool's own content blocks.
     Content(Content),
+    /// The pretty-printed JSON of a written success, as one text block.
+    Written(WrittenBlock),
+}
+
+/// The text block of a written success, its text kept escaped, as the result writes it.
+struct WrittenBlock(EscapedText);
+
+impl Serialize for WrittenBlock {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [ContentBlock::text(self.0.unescaped())].serialize(s)
+    }
 }
 
 /// Shapes one outcome. `structured` is false for revisions before 2025-06-18. `output` is the
@@ -108,12 +124,14 @@ pub(crate) fn tool_result(
 
 /// A success already written: its text as it is, within the same guard.
 fn written(text: JsonText, limit: usize, structured: bool, output: Option<&Validator>) -> ToolResult {
-    if let Some(chars) = over(&text.pretty, limit) {
+    if text.pretty_len > limit
+        && let Some(chars) = over(&text.pretty.unescaped(), limit)
+    {
         return note(chars, limit, false, structured, output);
     }
     let structured = structured && text.is_object();
     ToolResult {
-        content: Blocks::Text([ContentBlock::text(text.pretty)]),
+        content: Blocks::Written(WrittenBlock(text.pretty)),
         structured_content: structured.then_some(Structured::Text(text.compact)),
         is_error: false,
     }

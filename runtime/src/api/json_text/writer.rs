@@ -63,7 +63,9 @@ impl<'a> Both<'a> {
     fn float(&mut self, f: f64) -> io::Result<()> {
         /// The largest integer an f64 holds exactly (as `numbers::number` has it).
         const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
-        if f.fract() == 0.0 && f.abs() <= MAX_SAFE {
+        // Within those integers the cast is exact, so the round trip finds the integral ones
+        // (-0.0 among them, written 0 as a value writes it) with no call to `fract`.
+        if f.abs() <= MAX_SAFE && (f as i64) as f64 == f {
             self.scalar(|out| CompactFormatter.write_i64(out, f as i64))
         } else {
             self.scalar(|out| CompactFormatter.write_f64(out, f))

@@ -179,9 +179,14 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
     };
     // Spanned on the return type, so that a non-`Result` return is reported there, as it is
     // for `output_schema::<#ty>` (otherwise the span runs from the fn name to the return type).
-    let into_result = quote_spanned! {sig.output.span()=>
-        ::tooltable::__private::into_result(Self::run(#cx_arg #args_arg).await)
+    // Both calls go through one function, so that a wrong return type is reported once.
+    let into_rendered = |written: TokenStream| {
+        quote_spanned! {sig.output.span()=>
+            ::tooltable::__private::into_rendered(Self::run(#cx_arg #args_arg).await, #written)
+        }
     };
+    let into_result = into_rendered(quote!(false));
+    let into_rendered = into_rendered(quote!(__written));
 
     // Spanned on the function's name so that an unused tool gets the dead-code warning.
     let const_item = quote_spanned! {ident.span()=>
@@ -196,13 +201,14 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
                 &self,
                 __cx: ::tooltable::Cx<#state>,
                 __text: &str,
+                __written: bool,
             ) -> ::core::result::Result<
-                ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::Outcome>,
+                ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::RenderedOutcome>,
                 ::tooltable::Cx<#state>,
             > {
                 match ::tooltable::__private::parse_text::<#args_ty>(__text) {
                     ::core::option::Option::Some(#args_binding) => {
-                        ::core::result::Result::Ok(::std::boxed::Box::pin(async move { #into_result }))
+                        ::core::result::Result::Ok(::std::boxed::Box::pin(async move { #into_rendered }))
                     }
                     ::core::option::Option::None => ::core::result::Result::Err(__cx),
                 }
@@ -266,7 +272,7 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
                         ::core::result::Result::Ok(__parsed) => __parsed,
                         ::core::result::Result::Err(__outcome) => return __outcome,
                     };
-                    #into_result
+                    ::tooltable::__private::into_outcome(#into_result)
                 })
             }
 

@@ -1,6 +1,7 @@
 //! What the `#[tool]` expansion calls. Not a public API: names here may change at any time.
 
-pub use crate::api::output::Returned;
+pub use crate::api::json_text::JsonText;
+pub use crate::api::output::{Rendered, Returned};
 pub use crate::api::tool::{BoxFuture, StaticRestRoute, ToolMeta};
 pub use serde_json::Value;
 
@@ -14,6 +15,9 @@ use crate::api::output::{IntoOutput, Output};
 
 /// What a tool's call comes to.
 pub type Outcome = Result<Output, Error>;
+
+/// What a tool's call read from text comes to: its success written to JSON text when asked.
+pub type RenderedOutcome = Result<Rendered, Error>;
 
 /// The argument type of a tool that takes none: an empty object.
 #[derive(Debug, serde::Deserialize)]
@@ -103,7 +107,16 @@ pub fn parse_text<T: ParsedArgs>(text: &str) -> Option<T> {
     serde_json::from_str(text).ok()
 }
 
-/// Turns what the function returned into the table's outcome.
-pub fn into_result<R: Returned>(r: R) -> Outcome {
-    r.into_result()
+/// Turns what the function returned into the table's outcome, its success written straight to
+/// JSON text when `written` (no layer is to see it as a value).
+pub fn into_rendered<R: Returned>(r: R, written: bool) -> RenderedOutcome {
+    match written {
+        true => r.into_rendered(),
+        false => r.into_result().map(Rendered::Output),
+    }
+}
+
+/// The outcome of a call not written to text, as [`Tool::call`](crate::tool::Tool::call) gives it.
+pub fn into_outcome(rendered: RenderedOutcome) -> Outcome {
+    rendered.map(Rendered::into_output)
 }

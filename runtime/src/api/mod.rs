@@ -8,6 +8,8 @@ pub mod context;
 pub(crate) mod descriptor;
 pub(crate) mod error;
 #[doc(hidden)]
+pub(crate) mod json_text;
+#[doc(hidden)]
 pub mod expansion;
 pub mod layer;
 pub(crate) mod logging;

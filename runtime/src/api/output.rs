@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::api::content::Content;
 use crate::api::error::{Error, unserializable};
+use crate::api::json_text::JsonText;
 
 /// The successful result of a tool: a JSON value (its text block and `structuredContent`), or
 /// content blocks given as they are.
@@ -27,6 +28,27 @@ pub enum Output {
     Content(Content),
 }
 
+/// A tool's success as the engine takes it when nothing needs it as a value: written straight
+/// to JSON text where it can be, else an [`Output`].
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Rendered {
+    /// Content blocks, or a value only the value path writes as it should be written.
+    Output(Output),
+    /// The value's text, compact and pretty-printed.
+    Json(JsonText),
+}
+
+impl Rendered {
+    /// As an [`Output`]: written text read back as a value.
+    pub(crate) fn into_output(self) -> Output {
+        match self {
+            Rendered::Output(output) => output,
+            Rendered::Json(text) => Output::Json(text.to_value()),
+        }
+    }
+}
+
 /// A success type a tool may return: any `Serialize + JsonSchema` value, or [`Content`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's success type",
@@ -37,6 +59,15 @@ pub trait IntoOutput {
     fn into_output(self) -> Result<Output, Error>;
     /// The outputSchema this type declares: its schema when that is an object, else none.
     fn output_schema() -> Option<Value>;
+
+    /// The value as the client will see it, written straight to JSON text where it can be.
+    #[doc(hidden)]
+    fn into_rendered(self) -> Result<Rendered, Error>
+    where
+        Self: Sized,
+    {
+        self.into_output().map(Rendered::Output)
+    }
 }
 
 impl<T: Serialize + JsonSchema> IntoOutput for T {
@@ -47,6 +78,12 @@ impl<T: Serialize + JsonSchema> IntoOutput for T {
     }
     fn output_schema() -> Option<Value> {
         crate::api::schema::object_schema_of::<T>()
+    }
+    fn into_rendered(self) -> Result<Rendered, Error> {
+        match JsonText::of(&self) {
+            Some(text) => Ok(Rendered::Json(text)),
+            None => self.into_output().map(Rendered::Output),
+        }
     }
 }
 
@@ -71,6 +108,9 @@ pub trait Returned {
     fn into_result(self) -> Result<Output, Error>;
     /// The outputSchema of the success type.
     fn output_schema() -> Option<Value>;
+    /// What the tool returned, its success written straight to JSON text where it can be.
+    #[doc(hidden)]
+    fn into_rendered(self) -> Result<Rendered, Error>;
 }
 
 impl<T: IntoOutput, E: Into<Error>> Returned for Result<T, E> {
@@ -82,5 +122,11 @@ impl<T: IntoOutput, E: Into<Error>> Returned for Result<T, E> {
     }
     fn output_schema() -> Option<Value> {
         T::output_schema()
+    }
+    fn into_rendered(self) -> Result<Rendered, Error> {
+        match self {
+            Ok(v) => v.into_rendered(),
+            Err(e) => Err(e.into()),
+        }
     }
 }

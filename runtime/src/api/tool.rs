@@ -31,6 +31,7 @@ pub use crate::api::descriptor::{
     Annotations, CallLimits, DynamicHandler, DynamicTool, RestRoute, TaskSupport, ToolDescriptor,
 };
 pub use crate::api::output::{IntoOutput, Output};
+use crate::api::output::Rendered;
 pub use crate::api::table_error::TableError;
 
 /// A boxed future that may cross threads, the shape every call takes inside the table.
@@ -85,12 +86,18 @@ pub trait Tool<S>: Send + Sync + 'static {
     fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Result<Output, Error>>;
 
     /// Runs the tool on the text of a JSON object of arguments, read straight into its argument
-    /// type; only for a tool whose inputSchema is its argument type's. `Err` hands the context
-    /// back when they do not read as that type (or the tool reads no text): the caller then
-    /// checks them against the schema and calls [`Tool::call`], which says what is wrong.
+    /// type; only for a tool whose inputSchema is its argument type's. Its success is written
+    /// straight to JSON text when `written`. `Err` hands the context back when they do not read
+    /// as that type (or the tool reads no text): the caller then checks them against the schema
+    /// and calls [`Tool::call`], which says what is wrong.
     #[doc(hidden)]
-    fn call_text(&self, cx: Cx<S>, args: &str) -> Result<BoxFuture<'static, Result<Output, Error>>, Cx<S>> {
-        let _ = args;
+    fn call_text(
+        &self,
+        cx: Cx<S>,
+        args: &str,
+        written: bool,
+    ) -> Result<BoxFuture<'static, Result<Rendered, Error>>, Cx<S>> {
+        let _ = (args, written);
         Err(cx)
     }
 }

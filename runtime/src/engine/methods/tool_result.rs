@@ -1,14 +1,16 @@
 //! A `tools/call` result from a tool's outcome: the pretty-printed JSON as a text block,
 //! `structuredContent` when the value is an object, `isError` for tool failures, and the
-//! result-size guard.
+//! result-size guard. A success already written as JSON text is taken as it is.
 
 use jsonschema::Validator;
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::api::content::{Content, ContentBlock};
 use crate::api::error::Error;
-use crate::api::output::Output;
+use crate::api::json_text::{EscapedText, JsonText};
+use crate::api::output::{Output, Rendered};
 use crate::engine::table::validate::{self, Violation};
 use crate::engine::wire::{self, WireResult};
 
@@ -18,8 +20,26 @@ use crate::engine::wire::{self, WireResult};
 pub(crate) struct ToolResult {
     content: Blocks,
     #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: Option<Value>,
+    structured_content: Option<Structured>,
     is_error: bool,
+}
+
+/// `structuredContent`: a value, or the compact text of one.
+enum Structured {
+    Value(Value),
+    Text(Vec<u8>),
+}
+
+impl Serialize for Structured {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Structured::Value(value) => value.serialize(s),
+            Structured::Text(text) => {
+                let raw: &RawValue = serde_json::from_slice(text).map_err(serde::ser::Error::custom)?;
+                raw.serialize(s)
+            }
+        }
+    }
 }
 
 /// Writes what serde writes, the constant parts as they are: serde escapes every key anew.
@@ -32,11 +52,23 @@ impl WireResult for ToolResult {
                 serde_json::to_writer(&mut *out, text)?;
                 out.extend_from_slice(b"}]");
             }
+            Blocks::Written(WrittenBlock(text)) => {
+                out.extend_from_slice(br#"[{"type":"text","text":""#);
+                out.extend_from_slice(&text.0);
+                out.extend_from_slice(br#""}]"#);
+            }
             blocks => serde_json::to_writer(&mut *out, blocks)?,
         }
-        if let Some(value) = &self.structured_content {
-            out.extend_from_slice(br#","structuredContent":"#);
-            serde_json::to_writer(&mut *out, value)?;
+        match &self.structured_content {
+            Some(Structured::Value(value)) => {
+                out.extend_from_slice(br#","structuredContent":"#);
+                serde_json::to_writer(&mut *out, value)?;
+            }
+            Some(Structured::Text(text)) => {
+                out.extend_from_slice(br#","structuredContent":"#);
+                out.extend_from_slice(text);
+            }
+            None => {}
         }
         out.extend_from_slice(if self.is_error { br#","isError":true}"# } else { br#","isError":false}"# });
         Ok(())
@@ -50,6 +82,17 @@ enum Blocks {
     Text([ContentBlock; 1]),
     /// The tool's own content blocks.
     Content(Content),
+    /// The pretty-printed JSON of a written success, as one text block.
+    Written(WrittenBlock),
+}
+
+/// The text block of a written success, its text kept escaped, as the result writes it.
+struct WrittenBlock(EscapedText);
+
+impl Serialize for WrittenBlock {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [ContentBlock::text(self.0.unescaped())].serialize(s)
+    }
 }
 
 /// Shapes one outcome. `structured` is false for revisions before 2025-06-18. `output` is the
@@ -57,30 +100,56 @@ enum Blocks {
 /// since a client that validates `structuredContent` against it would turn the tool's error
 /// into a protocol error.
 pub(crate) fn tool_result(
-    outcome: Result<Output, Error>,
+    outcome: Result<Rendered, Error>,
     limit: usize,
     structured: bool,
     output: Option<&Validator>,
 ) -> ToolResult {
     let (value, is_error) = match outcome {
-        Ok(Output::Content(content)) => {
+        Ok(Rendered::Output(Output::Content(content))) => {
             return ToolResult { content: Blocks::Content(content), structured_content: None, is_error: false };
         }
-        Ok(Output::Json(v)) => (v, false),
+        Ok(Rendered::Json(text)) => return written(text, limit, structured, output),
+        Ok(Rendered::Output(Output::Json(v))) => (v, false),
         Err(failure) => (failure.body, true),
     };
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    if text.len() > limit {
-        let chars = text.chars().count();
-        if chars > limit {
-            // The note keeps the outcome's isError: a committed write must never look failed,
-            // or the caller would retry it.
-            let value = too_large(chars, limit);
-            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-            return with_text(text, value, is_error, structured, output);
-        }
+    if let Some(chars) = over(&text, limit) {
+        // The note keeps the outcome's isError: a committed write must never look failed,
+        // or the caller would retry it.
+        return note(chars, limit, is_error, structured, output);
     }
     with_text(text, value, is_error, structured, output.filter(|_| is_error))
+}
+
+/// A success already written: its text as it is, within the same guard.
+fn written(text: JsonText, limit: usize, structured: bool, output: Option<&Validator>) -> ToolResult {
+    if text.pretty_len > limit
+        && let Some(chars) = over(&text.pretty.unescaped(), limit)
+    {
+        return note(chars, limit, false, structured, output);
+    }
+    let structured = structured && text.is_object();
+    ToolResult {
+        content: Blocks::Written(WrittenBlock(text.pretty)),
+        structured_content: structured.then_some(Structured::Text(text.compact)),
+        is_error: false,
+    }
+}
+
+/// How many characters `text` has, when they are more than `limit`.
+fn over(text: &str, limit: usize) -> Option<usize> {
+    if text.len() <= limit {
+        return None;
+    }
+    Some(text.chars().count()).filter(|&chars| chars > limit)
+}
+
+/// The result that stands for one over the limit, checked against the outputSchema.
+fn note(chars: usize, limit: usize, is_error: bool, structured: bool, output: Option<&Validator>) -> ToolResult {
+    let value = too_large(chars, limit);
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    with_text(text, value, is_error, structured, output)
 }
 
 /// `check`: the outputSchema a body must satisfy to travel as `structuredContent` (a tool's own
@@ -89,7 +158,7 @@ fn with_text(text: String, value: Value, is_error: bool, structured: bool, check
     let admitted = check.is_none_or(|schema| schema.is_valid(&value));
     ToolResult {
         content: Blocks::Text([ContentBlock::text(text)]),
-        structured_content: (structured && admitted && value.is_object()).then_some(value),
+        structured_content: (structured && admitted && value.is_object()).then_some(Structured::Value(value)),
         is_error,
     }
 }
@@ -128,7 +197,34 @@ mod tests {
     use crate::api::error::{Error, ErrorKind};
 
     fn tool_result(outcome: Result<Output, Error>, limit: usize, structured: bool) -> Value {
-        serde_json::to_value(super::tool_result(outcome, limit, structured, None)).unwrap()
+        serde_json::to_value(shaped(outcome, limit, structured, None)).unwrap()
+    }
+
+    /// The result of an outcome taken as a value.
+    fn shaped(outcome: Result<Output, Error>, limit: usize, structured: bool, output: Option<&Validator>) -> ToolResult {
+        super::tool_result(outcome.map(Rendered::Output), limit, structured, output)
+    }
+
+    /// A success written straight to text gives the result its value gives, written alike.
+    #[test]
+    fn a_written_success_is_shaped_as_its_value() {
+        let schema = json!({ "type": "object", "required": ["sum"] });
+        let output = jsonschema::validator_for(&schema).unwrap();
+        let values = [json!({ "sum": 3.0, "s": "é\n" }), json!([1, { "a": [] }]), json!("text"), json!({ "sum": "x".repeat(100) })];
+        for value in values {
+            for (structured, output) in [(true, None), (false, None), (true, Some(&output))] {
+                let text = JsonText::of(&value).unwrap();
+                let by_text = super::tool_result(Ok(Rendered::Json(text)), 60, structured, output);
+                let mut normalized = value.clone();
+                crate::api::numbers::normalize(&mut normalized);
+                let by_value = shaped(Ok(Output::Json(normalized)), 60, structured, output);
+                let (mut written, mut expected) = (Vec::new(), Vec::new());
+                by_text.write_json(&mut written).unwrap();
+                by_value.write_json(&mut expected).unwrap();
+                assert_eq!(String::from_utf8(written).unwrap(), String::from_utf8(expected).unwrap());
+                assert_eq!(serde_json::to_value(&by_text).unwrap(), serde_json::to_value(&by_value).unwrap());
+            }
+        }
     }
 
     /// What a result writes by hand is what serde writes.
@@ -145,7 +241,7 @@ mod tests {
         ];
         for outcome in outcomes {
             for structured in [true, false] {
-                let result = super::tool_result(outcome.clone(), 1000, structured, None);
+                let result = shaped(outcome.clone(), 1000, structured, None);
                 let mut written = Vec::new();
                 result.write_json(&mut written).unwrap();
                 assert_eq!(String::from_utf8(written).unwrap(), serde_json::to_string(&result).unwrap());
@@ -186,7 +282,7 @@ mod tests {
         let output = jsonschema::validator_for(&schema).unwrap();
         let shaped = |body: Value| {
             let failure = Error { kind: ErrorKind::Conflict, body };
-            serde_json::to_value(super::tool_result(Err(failure), 1000, true, Some(&output))).unwrap()
+            serde_json::to_value(shaped(Err(failure), 1000, true, Some(&output))).unwrap()
         };
         let admitted = shaped(json!({ "error": "Version conflict" }));
         assert_eq!(admitted["structuredContent"], json!({ "error": "Version conflict" }));
@@ -214,7 +310,7 @@ mod tests {
         let schema = json!({ "type": "object", "required": ["sum"] });
         let output = jsonschema::validator_for(&schema).unwrap();
         let large = Output::Json(json!({ "sum": "x".repeat(100) }));
-        let r = serde_json::to_value(super::tool_result(Ok(large), 50, true, Some(&output))).unwrap();
+        let r = serde_json::to_value(shaped(Ok(large), 50, true, Some(&output))).unwrap();
         assert_eq!(r["isError"], false);
         assert!(r.get("structuredContent").is_none(), "{r}");
         assert!(r["content"][0]["text"].as_str().unwrap().contains("Result too large"));

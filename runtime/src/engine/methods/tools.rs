@@ -161,7 +161,7 @@ async fn call_tool<S: Send + Sync + 'static>(
     args: Option<Arguments>,
     structured: bool,
 ) -> Result<ToolResult, RpcError> {
-    let outcome = server.run_call(tool, cx, args).await?.into_result();
+    let outcome = server.run_call(tool, cx, args, true)?.await.into_rendered();
     // 2026-07-28: a call that failed for want of a capability the request did not declare
     // says so as the protocol error that revision defines.
     if outcome.is_err()

@@ -7,30 +7,35 @@ use crate::api::context::Cx;
 use crate::api::layer::{Call, Innermost, Next, Outcome};
 use crate::api::rpc::RpcError;
 use crate::api::tool::BoxFuture;
-use crate::engine::table::{self, Arguments, Entry};
+use crate::engine::table::{self, Arguments, Ended, Entry, Invocation};
 
 impl<S: Send + Sync + 'static> Server<S> {
     /// Runs a call of `tool`: arguments that are no object are a protocol fault; anything else
     /// is the call's outcome. Without layers, the tool's limits and the tool are all there is:
-    /// nothing is boxed or called through a pointer for the layers' sake.
-    pub(crate) async fn run_call(
-        &self,
-        tool: &Entry<S>,
+    /// nothing is boxed or called through a pointer for the layers' sake, and its success is
+    /// written straight to JSON text when `written` (the layers see it as a value).
+    pub(crate) fn run_call<'a>(
+        &'a self,
+        tool: &'a Entry<S>,
         cx: Cx<S>,
         args: Option<Arguments>,
-    ) -> Result<Outcome, RpcError> {
+        written: bool,
+    ) -> Result<Invocation<'a>, RpcError> {
         let args = table::arguments(args)?;
         let default_timeout_ms = self.0.config.call_timeout.map(|limit| limit.as_millis().max(1) as u64);
         let outer = self.0.outer_layer.get();
         if outer.is_none() && self.0.layers.is_empty() {
-            return Ok(tool.invoke(cx, args, default_timeout_ms).await);
+            return Ok(tool.invoke(cx, args, default_timeout_ms, written));
         }
-        let innermost = Limited { tool, default_timeout_ms };
-        let (call, next) = (Call::new(&tool.descriptor, args.into_value(), cx), Next::new(&self.0.layers, &innermost));
-        Ok(match outer {
-            Some(outer) => outer.call(call, next).await,
-            None => next.run(call).await,
-        })
+        Ok(Invocation::Boxed(Box::pin(async move {
+            let innermost = Limited { tool, default_timeout_ms };
+            let (call, next) =
+                (Call::new(&tool.descriptor, args.into_value(), cx), Next::new(&self.0.layers, &innermost));
+            Ended::Outcome(match outer {
+                Some(outer) => outer.call(call, next).await,
+                None => next.run(call).await,
+            })
+        })))
     }
 }
 
@@ -42,6 +47,8 @@ struct Limited<'a, S> {
 
 impl<S: Send + Sync + 'static> Innermost<S> for Limited<'_, S> {
     fn run(&self, cx: Cx<S>, args: Value) -> BoxFuture<'_, Outcome> {
-        Box::pin(self.tool.invoke(cx, Arguments::Value(args), self.default_timeout_ms))
+        Box::pin(async move {
+            self.tool.invoke(cx, Arguments::Value(args), self.default_timeout_ms, false).await.into_outcome()
+        })
     }
 }

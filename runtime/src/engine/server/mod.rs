@@ -196,7 +196,7 @@ impl<S: Send + Sync + 'static> Server<S> {
         args: Option<Value>,
     ) -> Result<Result<Output, Error>, RpcError> {
         let tool = self.tool(name)?;
-        Ok(self.run_call(&tool, cx, args.map(Arguments::Value)).await?.into_result())
+        Ok(self.run_call(&tool, cx, args.map(Arguments::Value), false)?.await.into_outcome().into_result())
     }
 
     /// Calls a tool outside any session (tests, scripts): its JSON result (content blocks as

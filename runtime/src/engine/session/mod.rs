@@ -5,6 +5,7 @@
 mod call;
 mod catch_unwind;
 mod read_call;
+mod request_map;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -31,6 +32,7 @@ use crate::engine::stateless::{self, StatelessResult, listen};
 pub(crate) use call::{CallScope, InFlight, Reply};
 pub(crate) use catch_unwind::{catch_boxed_panic, catch_panic};
 pub use read_call::ToolCall;
+use request_map::RequestMap;
 
 /// The session behind a handle; shared with the calls it runs.
 pub(crate) struct SessionCore<S> {
@@ -44,12 +46,13 @@ pub(crate) struct SessionCore<S> {
     /// Whether the revision `state` names has structured output (titles, outputSchema,
     /// structuredContent), set with it: every tool call asks.
     pub(crate) structured_output: AtomicBool,
-    // Ordered maps: a handful of entries, keyed by small ids, need no hashing.
-    pub(crate) in_flight: Mutex<BTreeMap<RequestId, InFlight<S>>>,
+    /// The calls running: a handful, found by their ids in a list.
+    pub(crate) in_flight: Mutex<RequestMap<InFlight<S>>>,
     /// Open `subscriptions/listen` requests (2026-07-28), which get no response until they end.
     pub(crate) listeners: Mutex<listen::Listeners>,
     /// Whether a listen was ever opened: until one is, a request's id is not looked for among them.
     pub(crate) has_listened: AtomicBool,
+    // An ordered map: a handful of entries, keyed by small ids, needs no hashing.
     pending: Mutex<BTreeMap<RequestId, oneshot::Sender<Result<Value, RpcError>>>>,
     /// JSON-RPC batches (2025-03-26) whose responses are being gathered.
     pub(crate) batches: batch::Batches,
@@ -73,7 +76,7 @@ impl<S: Send + Sync + 'static> Session<S> {
             state: Mutex::new(SessionState::default()),
             initialized: AtomicBool::new(false),
             structured_output: AtomicBool::new(handshake::has_structured_output(handshake::LATEST_VERSION)),
-            in_flight: Mutex::new(BTreeMap::new()),
+            in_flight: Mutex::new(RequestMap::default()),
             listeners: Mutex::new(BTreeMap::new()),
             has_listened: AtomicBool::new(false),
             pending: Mutex::new(BTreeMap::new()),
@@ -334,7 +337,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     }
 
     /// Whether `id` is that of a call in `in_flight` (the session's, locked) or of an open listen.
-    pub(crate) fn is_in_flight(&self, in_flight: &BTreeMap<RequestId, InFlight<S>>, id: &RequestId) -> bool {
+    pub(crate) fn is_in_flight(&self, in_flight: &RequestMap<InFlight<S>>, id: &RequestId) -> bool {
         in_flight.contains_key(id) || (self.has_listened.load(Ordering::Acquire) && lock(&self.listeners).contains_key(id))
     }
 

@@ -10,6 +10,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::api::error::{Error, ErrorBody, ErrorKind};
 use crate::api::layer::Outcome;
+use super::Ended;
 
 /// The slots of a tool whose calls may run `max` at once. As many more may wait for one, in
 /// the order they came; one more is refused.
@@ -53,10 +54,12 @@ impl Drop for Waiting<'_> {
 }
 
 /// Runs `call` within `limit_ms`; past it the call is dropped and fails with the time limit.
-pub(crate) async fn within(limit_ms: u64, call: impl Future<Output = Outcome>) -> Outcome {
+pub(crate) async fn within(limit_ms: u64, call: impl Future<Output = Ended>) -> Ended {
     match tokio::time::timeout(Duration::from_millis(limit_ms), call).await {
-        Ok(outcome) => outcome,
-        Err(_) => Outcome::ToolError(Error::from(TimeLimitExceeded { error: "Time limit exceeded", limit_ms })),
+        Ok(ended) => ended,
+        Err(_) => {
+            Ended::Outcome(Outcome::ToolError(Error::from(TimeLimitExceeded { error: "Time limit exceeded", limit_ms })))
+        }
     }
 }
 
@@ -117,10 +120,10 @@ mod tests {
         let outcome = within(50, async move {
             let _held = held;
             tokio::time::sleep(Duration::from_secs(1)).await;
-            Outcome::Ok(crate::api::output::Output::Json(serde_json::Value::Null))
+            Ended::Outcome(Outcome::Ok(crate::api::output::Output::Json(serde_json::Value::Null)))
         })
         .await;
-        let Outcome::ToolError(error) = outcome else { panic!("{outcome:?}") };
+        let Ended::Outcome(Outcome::ToolError(error)) = outcome else { panic!("{outcome:?}") };
         assert_eq!((error.kind, error.kind.http_status()), (ErrorKind::Timeout, 504));
         assert_eq!(error.body, serde_json::json!({ "error": "Time limit exceeded", "limitMs": 50 }));
         assert_eq!(std::sync::Arc::strong_count(&dropped), 1, "the call's future is dropped");

@@ -2,6 +2,8 @@
 //! run time. Built once; looked up by name in O(1); each input schema compiled once.
 
 mod arguments;
+mod ended;
+mod invocation;
 mod header_marks;
 mod limits;
 mod name_hash;
@@ -19,13 +21,15 @@ use crate::api::context::Cx;
 use crate::api::descriptor::{DynamicHandler, DynamicTool, RestRoute, ToolDescriptor};
 use crate::api::error::Error;
 use crate::api::layer::Outcome;
-use crate::api::output::Output;
+use crate::api::output::{Output, Rendered};
 use crate::api::rpc::RpcError;
 use crate::api::schema;
 use crate::api::table_error::TableError;
 use crate::api::tool::{BoxFuture, Tool};
 
 use arguments::Names;
+pub(crate) use ended::Ended;
+pub(crate) use invocation::Invocation;
 pub(crate) use arguments::{Arguments, object as arguments};
 pub use header_marks::{MarkedProperties, MarkedProperty};
 use name_hash::NameHash;
@@ -113,41 +117,47 @@ impl<S: Send + Sync + 'static> Entry<S> {
     /// Validates the arguments and runs the tool, without its limits (a tool's call of another):
     /// arguments that are no object are a protocol fault; a schema violation is a tool failure.
     pub(crate) async fn call(&self, cx: Cx<S>, args: Option<Value>) -> Result<Result<Output, Error>, RpcError> {
-        match self.prepare(cx, arguments(args.map(Arguments::Value))?) {
-            Ok(call) => Ok(call.start(self).await),
+        match self.prepare(cx, arguments(args.map(Arguments::Value))?, false) {
+            Ok(call) => Ok(call.start(self).await.into_outcome().into_result()),
             Err(failure) => Ok(Err(failure)),
         }
     }
 
     /// Validates the arguments (an object) and runs the tool within its limits: a slot among
     /// `max_concurrent`, then its time limit (`default_timeout_ms` when it states none), which
-    /// counts the wait for a slot.
-    pub(crate) async fn invoke(&self, cx: Cx<S>, args: Arguments, default_timeout_ms: Option<u64>) -> Outcome {
-        let call = match self.prepare(cx, args) {
+    /// counts the wait for a slot. Its success is written straight to JSON text when `written`
+    /// (and the tool can).
+    pub(crate) fn invoke(
+        &self,
+        cx: Cx<S>,
+        args: Arguments,
+        default_timeout_ms: Option<u64>,
+        written: bool,
+    ) -> Invocation<'_> {
+        let call = match self.prepare(cx, args, written) {
             Ok(call) => call,
-            Err(failure) => return Outcome::ToolError(failure),
+            Err(failure) => return Invocation::Ended(Some(Ended::Outcome(Outcome::ToolError(failure)))),
         };
         let limit_ms = self.descriptor.limits.timeout_ms.or(default_timeout_ms);
-        // Most tools have neither limit. The limits' futures, larger than the rest of the call,
-        // are boxed for the tools that have one, so that the others' calls do not carry (and
-        // move) them.
+        // Most tools have neither limit: their calls are the tool's own future. The limits'
+        // futures, larger than the rest of the call, are boxed for the tools that have one.
         if limit_ms.is_none() && self.slots.is_none() {
-            return Outcome::from(call.start(self).await);
+            return call.start(self);
         }
-        Box::pin(self.limited(call, limit_ms)).await
+        Invocation::Boxed(Box::pin(self.limited(call, limit_ms)))
     }
 
     /// Runs a prepared call within the tool's limits.
-    async fn limited(&self, call: Prepared<S>, limit_ms: Option<u64>) -> Outcome {
+    async fn limited(&self, call: Prepared<S>, limit_ms: Option<u64>) -> Ended {
         let run = async {
             let _slot = match &self.slots {
                 Some(slots) => match slots.take().await {
                     Ok(slot) => Some(slot),
-                    Err(refusal) => return Outcome::Refused(refusal),
+                    Err(refusal) => return Ended::Outcome(Outcome::Refused(refusal)),
                 },
                 None => None,
             };
-            Outcome::from(call.start(self).await)
+            call.start(self).await
         };
         match limit_ms {
             Some(limit_ms) => limits::within(limit_ms, run).await,
@@ -157,11 +167,11 @@ impl<S: Send + Sync + 'static> Entry<S> {
 
     /// Checks the arguments: read straight into the tool's argument type where that enforces the
     /// whole schema (and names no argument the schema does not know), else against the schema.
-    fn prepare(&self, mut cx: Cx<S>, args: Arguments) -> Result<Prepared<S>, Error> {
+    fn prepare(&self, mut cx: Cx<S>, args: Arguments, written: bool) -> Result<Prepared<S>, Error> {
         if let (Arguments::Text(text), Handler::Static(tool)) = (&args, &self.handler)
             && self.read_by_serde.as_ref().is_some_and(|names| names.admit(text))
         {
-            match tool.call_text(cx, text.get()) {
+            match tool.call_text(cx, text.get(), written) {
                 Ok(call) => return Ok(Prepared::Started(call)),
                 Err(given_back) => cx = given_back,
             }
@@ -183,16 +193,17 @@ impl<S: Send + Sync + 'static> Entry<S> {
 /// A call whose arguments are checked, ready to run.
 enum Prepared<S> {
     /// Read into the tool's argument type: the tool's future.
-    Started(BoxFuture<'static, Result<Output, Error>>),
+    Started(BoxFuture<'static, Result<Rendered, Error>>),
     /// Checked against the schema, still to be handed to the tool.
     Checked(Cx<S>, Value),
 }
 
 impl<S: Send + Sync + 'static> Prepared<S> {
-    fn start(self, entry: &Entry<S>) -> BoxFuture<'static, Result<Output, Error>> {
+    /// The tool's future: started when the tool read its arguments, else started now.
+    fn start(self, entry: &Entry<S>) -> Invocation<'static> {
         match self {
-            Prepared::Started(call) => call,
-            Prepared::Checked(cx, args) => entry.run(cx, args),
+            Prepared::Started(call) => Invocation::Started(call),
+            Prepared::Checked(cx, args) => Invocation::Called(entry.run(cx, args)),
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::{self, RequestId, RpcError};
 use crate::engine::methods::{logging, notifications};
 use crate::engine::outbox::Destination;
-use crate::engine::stateless::{StatelessResult, rounds};
+use crate::engine::stateless::{StatelessResult, rounds, serialized};
 use crate::engine::tasks::{Task, TaskScope};
 use crate::engine::wire::WireResult;
 
@@ -171,11 +171,20 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     fn ended<T: WireResult>(&self, id: &RequestId, result: Result<Reply<T>, RpcError>, era: &RequestEra) -> String {
         let meta = self.server.result_meta();
         match result {
-            Ok(Reply::InputRequired(input)) => jsonrpc::result(id, &StatelessResult::input_required(input, meta)),
-            Ok(Reply::Task(task)) => jsonrpc::result(id, &StatelessResult::task(task, meta)),
+            Ok(Reply::InputRequired(input)) => {
+                let result = StatelessResult::input_required(input, meta);
+                jsonrpc::result_written_by(id, |out| result.write_json(out, serialized))
+            }
+            Ok(Reply::Task(task)) => {
+                let result = StatelessResult::task(task, meta);
+                jsonrpc::result_written_by(id, |out| result.write_json(out, serialized))
+            }
             Ok(Reply::Complete(value)) => match era {
                 RequestEra::Handshake => jsonrpc::written_result(id, &value),
-                RequestEra::Stateless(_) => self.answer_text(id, Ok(value), era),
+                RequestEra::Stateless(request) => {
+                    let result = StatelessResult::complete(value, request, meta, self.server.config().cache);
+                    jsonrpc::result_written_by(id, |out| result.write_json(out, T::write_json))
+                }
             },
             Err(e) => self.answer_text::<()>(id, Err(e), era),
         }

@@ -283,7 +283,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             (Ok(v), RequestEra::Handshake) => jsonrpc::result(id, v),
             (Ok(v), RequestEra::Stateless(meta)) => {
                 let server = self.server.config();
-                jsonrpc::result(id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
+                let result = StatelessResult::complete(v, meta, self.server.result_meta(), server.cache);
+                jsonrpc::result_written_by(id, |out| result.write_json(out, stateless::serialized))
             }
             (Err(e), _) => jsonrpc::error(Some(id), e),
         }
@@ -335,7 +336,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// Whether `id` is that of a call in `in_flight` (the session's, locked) or of an open listen.
     pub(crate) fn is_in_flight(&self, in_flight: &BTreeMap<RequestId, InFlight<S>>, id: &RequestId) -> bool {
-        in_flight.contains_key(id) || (self.has_listened.load(Ordering::Acquire) && lock(&self.listeners).contains_key(id))
+        in_flight.contains_key(id)
+            || (self.has_listened.load(Ordering::Acquire) && lock(&self.listeners).contains_key(id))
     }
 
     /// Answers a request whose id is still in flight: not as a response to that id, which the

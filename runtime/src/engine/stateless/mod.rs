@@ -21,7 +21,7 @@ use rounds::RoundInput;
 
 pub use call_text::StatelessCall;
 pub use result::{CacheHint, CacheScope};
-pub(crate) use result::{StatelessResult, result_meta};
+pub(crate) use result::{StatelessResult, result_meta, serialized};
 
 /// The revisions whose requests carry their own `_meta` instead of a handshake.
 pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];

@@ -34,7 +34,9 @@ pub use read_call::ToolCall;
 
 /// The session behind a handle; shared with the calls it runs.
 pub(crate) struct SessionCore<S> {
-    key: u64,
+    /// The key the server knows the session by; none for a session of one stateless call, which
+    /// the server's broadcasts have nothing to tell (see [`Session::for_stateless_call`]).
+    key: Option<u64>,
     pub(crate) server: Server<S>,
     out: Box<dyn Outbox>,
     pub(crate) state: Mutex<SessionState>,
@@ -66,8 +68,25 @@ pub struct Session<S: Send + Sync + 'static>(Arc<SessionCore<S>>);
 impl<S: Send + Sync + 'static> Session<S> {
     /// A new session on `server`, its outgoing messages sent to `outbox`.
     pub fn new(server: &Server<S>, outbox: impl Outbox) -> Self {
+        let key = server.next_session_key();
+        let session = Self::unregistered(server, outbox, Some(key));
+        server.register(key, &session.0);
+        session
+    }
+
+    /// A session for one `tools/call` of the stateless revision
+    /// ([`StatelessCall`](crate::transport::StatelessCall)), its outgoing messages sent to `outbox`.
+    /// The server does not count it among the sessions it tells of its changes: a session with no
+    /// handshake hears of them only through a `subscriptions/listen`, which a call's session never
+    /// serves.
+    pub fn for_stateless_call(server: &Server<S>, outbox: impl Outbox) -> Self {
+        Self::unregistered(server, outbox, None)
+    }
+
+    /// A session the server does not know of yet: it knows it by `key`, once registered.
+    fn unregistered(server: &Server<S>, outbox: impl Outbox, key: Option<u64>) -> Self {
         let core = Arc::new(SessionCore {
-            key: server.next_session_key(),
+            key,
             server: server.clone(),
             out: Box::new(outbox),
             state: Mutex::new(SessionState::default()),
@@ -82,7 +101,6 @@ impl<S: Send + Sync + 'static> Session<S> {
             idle: tokio::sync::Notify::new(),
             opened_by: OnceLock::new(),
         });
-        server.register(core.key, &core);
         Session(core)
     }
 
@@ -203,7 +221,9 @@ impl<S: Send + Sync + 'static> Drop for Session<S> {
 
 impl<S> Drop for SessionCore<S> {
     fn drop(&mut self) {
-        self.server.unregister(self.key);
+        if let Some(key) = self.key {
+            self.server.unregister(key);
+        }
     }
 }
 

@@ -82,7 +82,7 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     streamable: bool,
     caller: &super::Caller,
 ) -> HttpResponse {
-    let http = cx.sessions.ephemeral(&cx.server, caller.client);
+    let http = cx.sessions.call_session(&cx.server, caller.client);
     let answered =
         Answered { status: error_status, owner: Some(StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>)) };
     let id = call.id().clone();

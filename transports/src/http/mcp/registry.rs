@@ -12,6 +12,7 @@ use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::listens::OpenListens;
+use super::one_call::{OneCall, OneCallOutbox, StreamSettings};
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
 use super::streams::{Framing, Streams};
 
@@ -245,19 +246,16 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) })
     }
 
-    /// A session for one stateless `tools/call` read from its text, as [`ephemeral`](Self::ephemeral)
-    /// makes one but with no more than a single call needs ([`Session::for_stateless_call`]).
-    pub(crate) fn call_session(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
-        let streams = self.streams(Framing::Bare, Resumable::Never);
-        let session = Session::for_stateless_call(server, RouteToStreams(Arc::clone(&streams)));
-        Arc::new(HttpSession {
-            id: String::new(),
-            client,
-            session,
-            streams,
-            last_seen: LastSeen::new(),
-            removed: AtomicBool::new(false),
-        })
+    /// A session for one stateless `tools/call` read from its text, with no more than a single call
+    /// needs ([`Session::for_stateless_call`]): in no registry, its messages going to `call`.
+    pub(crate) fn call_session(&self, server: &Server<S>, call: &Arc<OneCall>) -> Session<S> {
+        Session::for_stateless_call(server, OneCallOutbox(Arc::clone(call)))
+    }
+
+    /// What the streams of a stateless call's session are made with, should it need them.
+    pub(crate) fn call_streams(&self) -> StreamSettings {
+        let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
+        StreamSettings { retry_ms, max_unread: max_unread_event_bytes, logs: Arc::clone(&self.logs) }
     }
 
     /// Counts the session of a 2026-07-28 listen among those a shutdown ends.

@@ -195,7 +195,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         if let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, call.tool()) {
             return refusal;
         }
-        return Box::pin(stateless::call(cx, call, streamable, caller)).await;
+        return stateless::call(cx, call, streamable, caller).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,

@@ -29,7 +29,7 @@ use crate::engine::server::Server;
 use crate::engine::stateless::{self, StatelessResult, listen};
 
 pub(crate) use call::{CallScope, InFlight, Reply};
-pub(crate) use catch_unwind::{catch_boxed_panic, catch_panic};
+pub(crate) use catch_unwind::catch_panic;
 pub use read_call::ToolCall;
 
 /// The session behind a handle; shared with the calls it runs.

@@ -83,7 +83,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         T: WireResult + Send + 'static,
     {
         let round = match &era {
-            RequestEra::Stateless(meta) => meta.input.clone().map(|input| Arc::new(rounds::Round::new(input))),
+            RequestEra::Stateless(meta) => rounds::Round::of(meta).map(Arc::new),
             RequestEra::Handshake => None,
         };
         let scope = Arc::new(CallScope {

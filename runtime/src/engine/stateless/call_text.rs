@@ -99,7 +99,7 @@ impl<'a> StatelessCall<'a> {
             client_capabilities: self.client_capabilities.clone(),
             log_level: self.log_level,
             cacheable: false,
-            input: Some(Arc::new(RoundInput::first(bound))),
+            input: Some(RoundInput::first(bound)),
         }))
     }
 }

@@ -21,8 +21,8 @@ mod frame;
 mod prefix;
 pub(crate) mod raw_request;
 
-pub(crate) use frame::written_result;
 pub use frame::{error, notification, request, result};
+pub(crate) use frame::{result_written_by, written_result};
 pub use prefix::request_id_of_prefix;
 
 use serde::Deserialize;

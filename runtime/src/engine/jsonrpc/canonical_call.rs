@@ -32,6 +32,12 @@ pub(crate) struct CanonicalCall<'a> {
 
 /// The call, when the message is one written this way.
 pub(crate) fn read(bytes: &[u8]) -> Option<CanonicalCall<'_>> {
+    read_closed_by(bytes, CLOSING)
+}
+
+/// The call, when the message is one written this way with `closing` after its arguments (the
+/// rest of its params, constant too, then the ends of the params and of the message).
+pub(crate) fn read_closed_by<'a>(bytes: &'a [u8], closing: &str) -> Option<CanonicalCall<'a>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let rest = text.strip_prefix(OPENING)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
@@ -45,7 +51,7 @@ pub(crate) fn read(bytes: &[u8]) -> Option<CanonicalCall<'_>> {
     // The name ends at its closing quote; an escape or a control character is left to serde.
     let end = rest.bytes().position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
     let (name, rest) = rest.split_at(end);
-    let arguments = rest.strip_prefix(ARGUMENTS)?.strip_suffix(CLOSING)?;
+    let arguments = rest.strip_prefix(ARGUMENTS)?.strip_suffix(closing)?;
     if !arguments.starts_with('{') || !arguments.ends_with('}') {
         return None;
     }

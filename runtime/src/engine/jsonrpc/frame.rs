@@ -58,6 +58,11 @@ pub(crate) fn written_result<T: WireResult>(id: &RequestId, result: &T) -> Strin
     Frame::new().member(r#","id":"#, id).member_written(r#","result":"#, |out| result.write_json(out)).end()
 }
 
+/// `{"jsonrpc":"2.0","id":..,"result":..}`, the result written by `write`.
+pub(crate) fn result_written_by(id: &RequestId, write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) -> String {
+    Frame::new().member(r#","id":"#, id).member_written(r#","result":"#, write).end()
+}
+
 /// `{"jsonrpc":"2.0","id":..|null,"error":{..}}`
 pub fn error(id: Option<&RequestId>, error: &RpcError) -> String {
     Frame::new().member(r#","id":"#, &id).member(r#","error":"#, error).end()

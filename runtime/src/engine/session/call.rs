@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value};
 
-use super::{SessionCore, catch_boxed_panic};
+use super::{SessionCore, catch_panic};
 use crate::api::context::{CallSide, ClientRequestError, Cx, Era, InputRequest, RequestContext};
 use crate::api::lock;
 use crate::api::logging::LogLevel;
@@ -17,7 +17,7 @@ use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::{self, RequestId, RpcError};
 use crate::engine::methods::{logging, notifications};
 use crate::engine::outbox::Destination;
-use crate::engine::stateless::{StatelessResult, rounds};
+use crate::engine::stateless::{StatelessResult, rounds, serialized};
 use crate::engine::tasks::{Task, TaskScope};
 use crate::engine::wire::WireResult;
 
@@ -83,7 +83,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         T: WireResult + Send + 'static,
     {
         let round = match &era {
-            RequestEra::Stateless(meta) => meta.input.clone().map(|input| Arc::new(rounds::Round::new(input))),
+            RequestEra::Stateless(meta) => rounds::Round::of(meta).map(Arc::new),
             RequestEra::Handshake => None,
         };
         let scope = Arc::new(CallScope {
@@ -101,23 +101,10 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         });
         let call: Arc<dyn CallSide> = scope.clone();
         let work = work(Cx::new(self.server.side(), context.clone(), Some(call)), &scope);
-        // A round that asks what it has no answer for stops there, answered `input_required`. The
-        // other calls (nearly all) are boxed as they are: moved once, not wrapped, not moved again
-        // into a wrapper's first await.
-        let work: Pin<Box<dyn Future<Output = Result<Reply<T>, RpcError>> + Send>> = match round {
-            None => Box::pin(work),
-            Some(round) => {
-                let key = self.server.config().state_key.clone();
-                Box::pin(async move {
-                    tokio::select! {
-                        biased;
-                        result = work => result,
-                        () = round.stuck.notified() => Ok(Reply::InputRequired(round.input_required(&key))),
-                    }
-                })
-            }
-        };
-        let mut fut = catch_boxed_panic(work);
+        // Boxed as it is: moved once, not wrapped. A round that asks what it has no answer for is
+        // stopped there, answered `input_required`: seen after its first poll, or, once it runs
+        // as a task, by the wrapper that task alone puts around it.
+        let mut fut = catch_panic(work);
         {
             // Checked and registered under one lock: no request with the same id slips in between.
             let mut in_flight = lock(&self.in_flight);
@@ -132,6 +119,11 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         if let std::task::Poll::Ready(result) = Pin::new(&mut fut).poll(&mut noop) {
             return self.finish(id, result.unwrap_or_else(panicked), &scope.era);
         }
+        if let Some(round) = round.as_ref().filter(|round| round.awaits_input()) {
+            drop(fut);
+            let asked = round.input_required(&self.server.config().state_key);
+            return self.finish(id, Ok(Reply::<T>::InputRequired(asked)), &scope.era);
+        }
         let core = Arc::clone(self);
         let task_id = id.clone();
         // Under the lock, a cancel cannot slip in between this check and the registration, and
@@ -142,8 +134,18 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             return;
         };
         let handle = tokio::spawn(async move {
-            let result = fut.await.unwrap_or_else(panicked);
-            core.finish(task_id, result, &scope.era);
+            let result = match round {
+                None => fut.await,
+                Some(round) => {
+                    let key = core.server.config().state_key.clone();
+                    tokio::select! {
+                        biased;
+                        result = fut => result,
+                        () = round.stuck.notified() => Ok(Ok(Reply::InputRequired(round.input_required(&key)))),
+                    }
+                }
+            };
+            core.finish(task_id, result.unwrap_or_else(panicked), &scope.era);
         });
         call.abort = Some(handle.abort_handle());
     }
@@ -171,11 +173,20 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     fn ended<T: WireResult>(&self, id: &RequestId, result: Result<Reply<T>, RpcError>, era: &RequestEra) -> String {
         let meta = self.server.result_meta();
         match result {
-            Ok(Reply::InputRequired(input)) => jsonrpc::result(id, &StatelessResult::input_required(input, meta)),
-            Ok(Reply::Task(task)) => jsonrpc::result(id, &StatelessResult::task(task, meta)),
+            Ok(Reply::InputRequired(input)) => {
+                let result = StatelessResult::input_required(input, meta);
+                jsonrpc::result_written_by(id, |out| result.write_json(out, serialized))
+            }
+            Ok(Reply::Task(task)) => {
+                let result = StatelessResult::task(task, meta);
+                jsonrpc::result_written_by(id, |out| result.write_json(out, serialized))
+            }
             Ok(Reply::Complete(value)) => match era {
                 RequestEra::Handshake => jsonrpc::written_result(id, &value),
-                RequestEra::Stateless(_) => self.answer_text(id, Ok(value), era),
+                RequestEra::Stateless(request) => {
+                    let result = StatelessResult::complete(value, request, meta, self.server.config().cache);
+                    jsonrpc::result_written_by(id, |out| result.write_json(out, T::write_json))
+                }
             },
             Err(e) => self.answer_text::<()>(id, Err(e), era),
         }

@@ -11,11 +11,6 @@ pub(crate) fn catch_panic<F: Future>(fut: F) -> CatchUnwind<F> {
     CatchUnwind(Box::pin(fut))
 }
 
-/// [`catch_panic`] for a future already boxed (a trait object, say), not moved again.
-pub(crate) fn catch_boxed_panic<F: Future + ?Sized>(fut: Pin<Box<F>>) -> CatchUnwind<F> {
-    CatchUnwind(fut)
-}
-
 pub(crate) struct CatchUnwind<F: ?Sized>(Pin<Box<F>>);
 
 impl<F: Future + ?Sized> Future for CatchUnwind<F> {

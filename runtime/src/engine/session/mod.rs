@@ -30,13 +30,15 @@ use crate::engine::server::Server;
 use crate::engine::stateless::{self, StatelessResult, listen};
 
 pub(crate) use call::{CallScope, InFlight, Reply};
-pub(crate) use catch_unwind::{catch_boxed_panic, catch_panic};
+pub(crate) use catch_unwind::catch_panic;
 pub use read_call::ToolCall;
 use request_map::RequestMap;
 
 /// The session behind a handle; shared with the calls it runs.
 pub(crate) struct SessionCore<S> {
-    key: u64,
+    /// The key the server knows the session by; none for a session of one stateless call, which
+    /// the server's broadcasts have nothing to tell (see [`Session::for_stateless_call`]).
+    key: Option<u64>,
     pub(crate) server: Server<S>,
     out: Box<dyn Outbox>,
     pub(crate) state: Mutex<SessionState>,
@@ -69,8 +71,25 @@ pub struct Session<S: Send + Sync + 'static>(Arc<SessionCore<S>>);
 impl<S: Send + Sync + 'static> Session<S> {
     /// A new session on `server`, its outgoing messages sent to `outbox`.
     pub fn new(server: &Server<S>, outbox: impl Outbox) -> Self {
+        let key = server.next_session_key();
+        let session = Self::unregistered(server, outbox, Some(key));
+        server.register(key, &session.0);
+        session
+    }
+
+    /// A session for one `tools/call` of the stateless revision
+    /// ([`StatelessCall`](crate::transport::StatelessCall)), its outgoing messages sent to `outbox`.
+    /// The server does not count it among the sessions it tells of its changes: a session with no
+    /// handshake hears of them only through a `subscriptions/listen`, which a call's session never
+    /// serves.
+    pub fn for_stateless_call(server: &Server<S>, outbox: impl Outbox) -> Self {
+        Self::unregistered(server, outbox, None)
+    }
+
+    /// A session the server does not know of yet: it knows it by `key`, once registered.
+    fn unregistered(server: &Server<S>, outbox: impl Outbox, key: Option<u64>) -> Self {
         let core = Arc::new(SessionCore {
-            key: server.next_session_key(),
+            key,
             server: server.clone(),
             out: Box::new(outbox),
             state: Mutex::new(SessionState::default()),
@@ -85,7 +104,6 @@ impl<S: Send + Sync + 'static> Session<S> {
             idle: tokio::sync::Notify::new(),
             opened_by: OnceLock::new(),
         });
-        server.register(core.key, &core);
         Session(core)
     }
 
@@ -206,7 +224,9 @@ impl<S: Send + Sync + 'static> Drop for Session<S> {
 
 impl<S> Drop for SessionCore<S> {
     fn drop(&mut self) {
-        self.server.unregister(self.key);
+        if let Some(key) = self.key {
+            self.server.unregister(key);
+        }
     }
 }
 
@@ -286,7 +306,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             (Ok(v), RequestEra::Handshake) => jsonrpc::result(id, v),
             (Ok(v), RequestEra::Stateless(meta)) => {
                 let server = self.server.config();
-                jsonrpc::result(id, &StatelessResult::complete(v, meta, self.server.result_meta(), server.cache))
+                let result = StatelessResult::complete(v, meta, self.server.result_meta(), server.cache);
+                jsonrpc::result_written_by(id, |out| result.write_json(out, stateless::serialized))
             }
             (Err(e), _) => jsonrpc::error(Some(id), e),
         }
@@ -338,7 +359,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// Whether `id` is that of a call in `in_flight` (the session's, locked) or of an open listen.
     pub(crate) fn is_in_flight(&self, in_flight: &RequestMap<InFlight<S>>, id: &RequestId) -> bool {
-        in_flight.contains_key(id) || (self.has_listened.load(Ordering::Acquire) && lock(&self.listeners).contains_key(id))
+        in_flight.contains_key(id)
+            || (self.has_listened.load(Ordering::Acquire) && lock(&self.listeners).contains_key(id))
     }
 
     /// Answers a request whose id is still in flight: not as a response to that id, which the
@@ -402,7 +424,10 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         for (_, call) in std::mem::take(&mut *lock(&self.in_flight)) {
             call.stop();
         }
-        lock(&self.listeners).clear();
+        // Until a listen opens, there are none to end.
+        if self.has_listened.load(Ordering::Acquire) {
+            lock(&self.listeners).clear();
+        }
         lock(&self.pending).clear();
         self.batches.clear();
     }

@@ -21,9 +21,14 @@ use super::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, RequestMeta, STATE
 use crate::api::logging::LogLevel;
 use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::RequestId;
-use crate::engine::jsonrpc::raw_request;
+use crate::engine::jsonrpc::{canonical_call, raw_request};
 use crate::engine::methods::tool_call;
 use crate::engine::table::Arguments;
+
+/// What follows the arguments of a call written the way clients write one, its parts in the
+/// usual order (see [`canonical_call`]): a `_meta` of the revision with no client capability.
+/// Such a call's method, tool and revision are then read as the constant text they are.
+const CANONICAL_CLOSING: &str = r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
 /// A `tools/call` of revision 2026-07-28 read from its text; handled by
 /// [`Session::call_stateless`](crate::engine::session::Session::call_stateless).
@@ -42,6 +47,18 @@ impl<'a> StatelessCall<'a> {
     /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind; `None` for
     /// anything else, which [`decode`](crate::transport::jsonrpc::decode) then reads.
     pub fn read(bytes: &'a [u8]) -> Option<Self> {
+        if let Some(call) = canonical_call::read_closed_by(bytes, CANONICAL_CLOSING) {
+            let arguments = tool_call::checked(Some(call.arguments)).ok()?;
+            return Some(StatelessCall {
+                id: call.id,
+                name: call.name,
+                arguments_text: Some(call.arguments),
+                arguments,
+                version: STATELESS_VERSIONS[0],
+                client_capabilities: Value::Object(Map::new()),
+                log_level: None,
+            });
+        }
         let call = raw_request::read::<Params>(bytes, "tools/call")?;
         let Params { name, arguments: arguments_text, meta } = call.params;
         let version = STATELESS_VERSIONS.iter().copied().find(|v| *v == meta.version)?;
@@ -82,7 +99,7 @@ impl<'a> StatelessCall<'a> {
             client_capabilities: self.client_capabilities.clone(),
             log_level: self.log_level,
             cacheable: false,
-            input: Some(Arc::new(RoundInput::first(bound))),
+            input: Some(RoundInput::first(bound)),
         }))
     }
 }
@@ -198,5 +215,29 @@ impl<'de> Visitor<'de> for MetaVisitor {
             (Some(version), Some(client_capabilities)) => Ok(Meta { version, client_capabilities, log_level }),
             _ => Err(A::Error::custom(UNUSUAL)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_written_the_usual_way_reads_as_serde_reads_it() {
+        let usual = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert!(canonical_call::read_closed_by(usual.as_bytes(), CANONICAL_CLOSING).is_some());
+        // The same call with a space: no longer the usual text, read by serde.
+        let spaced = usual.replace(r#""arguments":{"a":1}"#, r#""arguments": {"a":1}"#);
+        assert!(canonical_call::read_closed_by(spaced.as_bytes(), CANONICAL_CLOSING).is_none());
+        for text in [usual, spaced.as_str()] {
+            let call = StatelessCall::read(text.as_bytes()).unwrap();
+            assert_eq!((call.id(), call.tool(), call.version()), (&RequestId::Number(7), "add", STATELESS_VERSIONS[0]));
+            assert_eq!(call.arguments_text.map(|a| a.get().trim_start()), Some(r#"{"a":1}"#));
+            assert_eq!((&call.client_capabilities, call.log_level), (&Value::Object(Map::new()), None));
+        }
+        assert_eq!(
+            CANONICAL_CLOSING,
+            format!(r#","_meta":{{"{PROTOCOL_VERSION}":"2026-07-28","{CLIENT_CAPABILITIES}":{{}}}}}}}}"#)
+        );
     }
 }

@@ -21,7 +21,7 @@ use rounds::RoundInput;
 
 pub use call_text::StatelessCall;
 pub use result::{CacheHint, CacheScope};
-pub(crate) use result::{StatelessResult, result_meta};
+pub(crate) use result::{StatelessResult, result_meta, serialized};
 
 /// The revisions whose requests carry their own `_meta` instead of a handshake.
 pub const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
@@ -48,7 +48,7 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) cacheable: bool,
     /// What the request brought of earlier rounds, for a request that can ask the client.
-    pub(crate) input: Option<Arc<RoundInput>>,
+    pub(crate) input: Option<RoundInput>,
 }
 
 /// The `_meta` keys of a 2026-07-28 request's client capabilities and log level.
@@ -99,7 +99,7 @@ pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) 
         ),
     };
     let input = match ASKING.iter().copied().find(|asking| *asking == method) {
-        Some(asking) => Some(Arc::new(RoundInput::read(asking, params, key)?)),
+        Some(asking) => Some(RoundInput::read(asking, params, key)?),
         None => None,
     };
     Ok(RequestEra::Stateless(Arc::new(RequestMeta {

@@ -123,9 +123,10 @@ pub(crate) struct BoundRequest {
 enum BoundParams {
     /// Read as a JSON value, and written out at once as the canonical text.
     Canonical(Vec<u8>),
-    /// A `tools/call` read from its text (its name, and its arguments' text): written out as
-    /// the canonical text only when digested.
-    Call { name: String, arguments: Option<String> },
+    /// A `tools/call` read from its text: its name, then its arguments' text if it has any, in one
+    /// string (one copy of the request, not one per part); written out as the canonical text
+    /// only when digested.
+    Call { text: String, name_len: usize, has_arguments: bool },
 }
 
 /// The params a request's state is not bound to.
@@ -141,8 +142,11 @@ impl BoundRequest {
     /// A `tools/call` whose params are its name and its arguments' text (which read as a value),
     /// less what the request is not bound to.
     pub(crate) fn call(name: &str, arguments: Option<&str>) -> Self {
-        let (name, arguments) = (name.to_owned(), arguments.map(str::to_owned));
-        BoundRequest { method: "tools/call", params: BoundParams::Call { name, arguments } }
+        let mut text = String::with_capacity(name.len() + arguments.map_or(0, str::len));
+        text.push_str(name);
+        text.push_str(arguments.unwrap_or_default());
+        let params = BoundParams::Call { text, name_len: name.len(), has_arguments: arguments.is_some() };
+        BoundRequest { method: "tools/call", params }
     }
 
     /// The digest a state carries.
@@ -150,10 +154,11 @@ impl BoundRequest {
         let written;
         let params = match &self.params {
             BoundParams::Canonical(text) => text,
-            BoundParams::Call { name, arguments } => {
+            BoundParams::Call { text, name_len, has_arguments } => {
+                let (name, arguments) = text.split_at(*name_len);
                 let mut params = Map::new();
-                params.insert("name".to_owned(), Value::String(name.clone()));
-                if let Some(arguments) = arguments {
+                params.insert("name".to_owned(), Value::String(name.to_owned()));
+                if *has_arguments {
                     // Read as a value when the call was read: it reads again.
                     params.insert("arguments".to_owned(), serde_json::from_str(arguments).unwrap_or_default());
                 }

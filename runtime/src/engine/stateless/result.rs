@@ -36,17 +36,13 @@ impl Default for CacheHint {
     }
 }
 
-/// A result as the stateless revision sends it.
-#[derive(Serialize)]
+/// A result as the stateless revision sends it: `resultType`, the value's own members, `_meta`,
+/// then any cache hints.
 pub(crate) struct StatelessResult<'a, T> {
-    #[serde(rename = "resultType")]
     result_type: &'static str,
-    #[serde(flatten)]
     value: T,
     /// [`result_meta`], written once.
-    #[serde(rename = "_meta")]
     meta: &'a RawValue,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     cache: Option<CacheHint>,
 }
 
@@ -76,5 +72,76 @@ impl<'a, T: Serialize> StatelessResult<'a, T> {
     /// A round that needs the client's input first: never cached.
     pub(crate) fn input_required(value: T, meta: &'a RawValue) -> Self {
         StatelessResult { result_type: "input_required", value, meta, cache: None }
+    }
+}
+
+impl<T> StatelessResult<'_, T> {
+    /// Appends the result's JSON, the value's members written by `write_value` (the value's
+    /// object, which is spliced in): each member as it is written once, in no map in between.
+    pub(crate) fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+        write_value: impl FnOnce(&T, &mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> serde_json::Result<()> {
+        // The result types are plain words: nothing to escape.
+        out.extend_from_slice(br#"{"resultType":""#);
+        out.extend_from_slice(self.result_type.as_bytes());
+        out.push(b'"');
+        let start = out.len();
+        write_value(&self.value, out)?;
+        // The value's members continue the result's object: its brace becomes a comma, and it is
+        // left open.
+        match &out[start..] {
+            b"{}" => out.truncate(start),
+            [b'{', .., b'}'] => {
+                out[start] = b',';
+                out.pop();
+            }
+            _ => return Err(serde::ser::Error::custom("a result's value is an object")),
+        }
+        out.extend_from_slice(br#","_meta":"#);
+        out.extend_from_slice(self.meta.get().as_bytes());
+        if let Some(cache) = &self.cache {
+            out.extend_from_slice(br#","ttlMs":"#);
+            serde_json::to_writer(&mut *out, &cache.ttl_ms)?;
+            out.extend_from_slice(br#","cacheScope":"#);
+            serde_json::to_writer(&mut *out, &cache.scope)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// Writes a value as serde does: for [`StatelessResult::write_json`] of a value with no quicker way.
+pub(crate) fn serialized<T: Serialize>(value: &T, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    serde_json::to_writer(out, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn written<T: Serialize>(value: &T, cache: Option<CacheHint>) -> serde_json::Result<String> {
+        let meta = RawValue::from_string(r#"{"s":1}"#.to_owned()).unwrap();
+        let result = StatelessResult { result_type: "complete", value, meta: &meta, cache };
+        let mut out = Vec::new();
+        result.write_json(&mut out, serialized)?;
+        Ok(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn the_value_s_members_come_between_the_result_type_and_the_meta() {
+        assert_eq!(
+            written(&json!({ "b": [1, {}], "a": "}" }), None).unwrap(),
+            r#"{"resultType":"complete","b":[1,{}],"a":"}","_meta":{"s":1}}"#
+        );
+        let cache = CacheHint { ttl_ms: 5, scope: CacheScope::Public };
+        assert_eq!(
+            written(&json!({}), Some(cache)).unwrap(),
+            r#"{"resultType":"complete","_meta":{"s":1},"ttlMs":5,"cacheScope":"public"}"#
+        );
+        assert!(written(&Value::Null, None).is_err() && written(&json!([1]), None).is_err());
     }
 }

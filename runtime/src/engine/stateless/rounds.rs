@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+use super::RequestMeta;
 use super::request_state::{BoundRequest, StateKey};
 use crate::api::context::InputRequest;
 use crate::api::lock;
@@ -71,7 +72,8 @@ impl RoundInput {
 
 /// One round of a running request: the answers it has and the questions it still needs.
 pub(crate) struct Round {
-    input: Arc<RoundInput>,
+    /// The request's meta, whose input (what it brought of earlier rounds) the round reads.
+    meta: Arc<RequestMeta>,
     asked: Mutex<Map<String, Value>>,
     next_key: AtomicUsize,
     /// Signalled when the tool asked something it has no answer for.
@@ -93,14 +95,22 @@ pub(crate) fn question(q: &InputRequest) -> Value {
 }
 
 impl Round {
-    pub(crate) fn new(input: Arc<RoundInput>) -> Self {
-        Round {
-            input,
+    /// The round of a request that can ask the client (its meta holds its input); none for one
+    /// that cannot.
+    pub(crate) fn of(meta: &Arc<RequestMeta>) -> Option<Self> {
+        meta.input.as_ref()?;
+        Some(Round {
+            meta: Arc::clone(meta),
             asked: Mutex::new(Map::new()),
             next_key: AtomicUsize::new(0),
             stuck: Notify::new(),
             asked_unanswered: AtomicBool::new(false),
-        }
+        })
+    }
+
+    /// The answer the request brought to the question `key`.
+    fn given(&self, key: &str) -> Option<&Value> {
+        self.meta.input.as_ref().and_then(|input| input.answers.get(key))
     }
 
     /// Whether the tool asked something this round has no answer for (it is then stopped).
@@ -117,9 +127,9 @@ impl Round {
     /// The answers to `questions` when all have one; else each unanswered one is recorded for the
     /// `input_required` result and `None` comes back (the tool is then stopped).
     pub(crate) fn answers(&self, questions: &[(String, InputRequest)]) -> Option<Map<String, Value>> {
-        let missing: Vec<_> = questions.iter().filter(|(key, _)| !self.input.answers.contains_key(key)).collect();
+        let missing: Vec<_> = questions.iter().filter(|(key, _)| self.given(key).is_none()).collect();
         if missing.is_empty() {
-            return Some(questions.iter().map(|(key, _)| (key.clone(), self.input.answers[key].clone())).collect());
+            return questions.iter().map(|(key, _)| Some((key.clone(), self.given(key)?.clone()))).collect();
         }
         let mut asked = lock(&self.asked);
         for (key, q) in missing {
@@ -135,10 +145,8 @@ impl Round {
     /// The `input_required` result: the questions asked, and the state that carries the answers.
     pub(crate) fn input_required(&self, key: &StateKey) -> InputRequired {
         let asked = std::mem::take(&mut *lock(&self.asked));
-        InputRequired {
-            input_requests: asked,
-            request_state: key.seal(&self.input.request.digest(), &self.input.answers),
-        }
+        let sealed = self.meta.input.as_ref().map(|input| key.seal(&input.request.digest(), &input.answers));
+        InputRequired { input_requests: asked, request_state: sealed.unwrap_or_default() }
     }
 }
 

@@ -5,6 +5,7 @@ mod batch;
 mod headers;
 pub(crate) mod listens;
 pub(crate) mod logs;
+mod one_call;
 pub(crate) mod registry;
 mod stateless;
 pub(crate) mod streams;
@@ -194,7 +195,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         if let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, call.tool()) {
             return refusal;
         }
-        return Box::pin(stateless::call(cx, call, streamable, caller)).await;
+        return stateless::call(cx, call, streamable, caller).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
@@ -281,12 +282,22 @@ async fn exchange<S: Send + Sync + 'static>(
         streams.expect(id.clone(), streamable)
     };
     hand_over();
-    match answer.await {
-        Ok(FirstAnswer::Json(text)) => body::json_text((answered.status)(&text), text),
-        Ok(FirstAnswer::Stream(events)) => body::owned_event_stream(events, keepalive, answered.owner),
+    answer_post(answer.await.ok(), id, keepalive, answered)
+}
+
+/// The POST's answer to request `id`, from its first answer: `None` when the session closed first.
+fn answer_post(
+    answer: Option<FirstAnswer>,
+    id: &RequestId,
+    keepalive: std::time::Duration,
+    answered: Answered,
+) -> HttpResponse {
+    match answer {
+        Some(FirstAnswer::Json(text)) => body::json_text((answered.status)(&text), text),
+        Some(FirstAnswer::Stream(events)) => body::owned_event_stream(events, keepalive, answered.owner),
         // A cancelled request has no response; the POST ends with none.
-        Ok(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
-        Err(_) => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
+        Some(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
+        None => rpc_error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), &RpcError::internal("the session closed")),
     }
 }
 

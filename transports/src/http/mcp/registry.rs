@@ -12,6 +12,7 @@ use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::listens::OpenListens;
+use super::one_call::{OneCall, OneCallOutbox, StreamSettings};
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
 use super::streams::{Framing, Streams};
 
@@ -245,6 +246,18 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) })
     }
 
+    /// A session for one stateless `tools/call` read from its text, with no more than a single call
+    /// needs ([`Session::for_stateless_call`]): in no registry, its messages going to `call`.
+    pub(crate) fn call_session(&self, server: &Server<S>, call: &Arc<OneCall>) -> Session<S> {
+        Session::for_stateless_call(server, OneCallOutbox(Arc::clone(call)))
+    }
+
+    /// What the streams of a stateless call's session are made with, should it need them.
+    pub(crate) fn call_streams(&self) -> StreamSettings {
+        let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
+        StreamSettings { retry_ms, max_unread: max_unread_event_bytes, logs: Arc::clone(&self.logs) }
+    }
+
     /// Counts the session of a 2026-07-28 listen among those a shutdown ends.
     pub(crate) fn listening(&self, http: &Arc<HttpSession<S>>) {
         self.listens.track(http);
@@ -252,10 +265,15 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// A session whose messages go to streams of its own.
     fn session(&self, server: &Server<S>, framing: Framing, resumable: Resumable) -> (Session<S>, Arc<Mutex<Streams>>) {
+        let streams = self.streams(framing, resumable);
+        (Session::new(server, RouteToStreams(Arc::clone(&streams))), streams)
+    }
+
+    /// A session's streams.
+    fn streams(&self, framing: Framing, resumable: Resumable) -> Arc<Mutex<Streams>> {
         let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
         let streams = Streams::new(framing, retry_ms, max_unread_event_bytes, Arc::clone(&self.logs), resumable);
-        let streams = Arc::new(Mutex::new(streams));
-        (Session::new(server, RouteToStreams(Arc::clone(&streams))), streams)
+        Arc::new(Mutex::new(streams))
     }
 
     /// The session of that id, marked as just used.

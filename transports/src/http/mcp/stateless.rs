@@ -21,7 +21,9 @@ use tooltable::transport::{
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
 use super::super::connections::Hangup;
-use super::{Answered, VERSION_HEADER, exchange, rpc_error};
+use super::one_call::OneCall;
+use super::streams::FirstAnswer;
+use super::{Answered, VERSION_HEADER, answer_post, exchange, rpc_error};
 
 const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
@@ -82,14 +84,15 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     streamable: bool,
     caller: &super::Caller,
 ) -> HttpResponse {
-    let http = cx.sessions.ephemeral(&cx.server, caller.client);
-    let answered =
-        Answered { status: error_status, owner: Some(StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>)) };
     let id = call.id().clone();
-    exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {
-        http.session.call_stateless(call, &caller.context)
-    })
-    .await
+    let one_call = Arc::new(OneCall::new(id.clone(), streamable, cx.sessions.call_streams()));
+    let session = cx.sessions.call_session(&cx.server, &one_call);
+    session.call_stateless(call, &caller.context);
+    let answer = one_call.answer().await;
+    // A stream keeps the session, and the client closing it cancels the call.
+    let streams = matches!(answer, Some(FirstAnswer::Stream(_)));
+    let answered = Answered { status: error_status, owner: streams.then(|| StreamOwner(Arc::new(session))) };
+    answer_post(answer, &id, cx.options.sse_keepalive, answered)
 }
 
 /// Whether the headers mirror a call read from its text as [`check_headers`] requires, for a

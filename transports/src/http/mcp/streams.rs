@@ -128,8 +128,13 @@ impl Streams {
     /// Registers a POSTed request before the session sees it; the receiver gets its answer.
     pub(crate) fn expect(&mut self, id: RequestId, streamable: bool) -> oneshot::Receiver<FirstAnswer> {
         let (answer, rx) = oneshot::channel();
-        self.waiting.insert(id, Waiter { answer, streamable });
+        self.expect_answer(id, answer, streamable);
         rx
+    }
+
+    /// Registers a request whose POST waits on `answer` for it (see [`expect`](Self::expect)).
+    pub(crate) fn expect_answer(&mut self, id: RequestId, answer: oneshot::Sender<FirstAnswer>, streamable: bool) {
+        self.waiting.insert(id, Waiter { answer, streamable });
     }
 
     /// Sends one outgoing message where it belongs.

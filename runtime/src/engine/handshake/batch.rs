@@ -73,10 +73,6 @@ impl Batches {
 
     /// Forgets every open batch: their receivers see the session closed.
     pub(crate) fn clear(&self) {
-        // Most sessions never answer a batch: nothing to take the lock for.
-        if self.open.load(Ordering::Acquire) == 0 {
-            return;
-        }
         let mut open = lock(&self.state);
         open.member_of.clear();
         let closed = std::mem::take(&mut open.batches).len();

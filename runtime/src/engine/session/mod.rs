@@ -424,10 +424,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         for (_, call) in std::mem::take(&mut *lock(&self.in_flight)) {
             call.stop();
         }
-        // Until a listen opens, there are none to end.
-        if self.has_listened.load(Ordering::Acquire) {
-            lock(&self.listeners).clear();
-        }
+        lock(&self.listeners).clear();
         lock(&self.pending).clear();
         self.batches.clear();
     }

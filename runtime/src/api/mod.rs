@@ -8,9 +8,9 @@ pub mod context;
 pub(crate) mod descriptor;
 pub(crate) mod error;
 #[doc(hidden)]
-pub(crate) mod json_text;
-#[doc(hidden)]
 pub mod expansion;
+#[doc(hidden)]
+pub(crate) mod json_text;
 pub mod layer;
 pub(crate) mod logging;
 pub mod numbers;

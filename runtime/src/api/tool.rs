@@ -30,8 +30,8 @@ use crate::api::error::Error;
 pub use crate::api::descriptor::{
     Annotations, CallLimits, DynamicHandler, DynamicTool, RestRoute, TaskSupport, ToolDescriptor,
 };
-pub use crate::api::output::{IntoOutput, Output};
 use crate::api::output::Rendered;
+pub use crate::api::output::{IntoOutput, Output};
 pub use crate::api::table_error::TableError;
 
 /// A boxed future that may cross threads, the shape every call takes inside the table.

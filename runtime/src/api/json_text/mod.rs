@@ -8,9 +8,9 @@
 
 mod names;
 mod pretty;
-mod writer;
 #[cfg(test)]
 mod tests;
+mod writer;
 
 use serde::Serialize;
 use serde_json::Value;

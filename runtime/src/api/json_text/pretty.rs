@@ -70,5 +70,4 @@ impl Pretty {
     pub(super) fn after_value(&mut self) {
         self.has_value = true;
     }
-
 }

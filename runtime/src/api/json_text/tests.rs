@@ -66,7 +66,9 @@ fn writes_what_the_value_path_writes() {
         empty: Vec::new(),
         nothing: BTreeMap::new(),
     });
-    assert_written_as_a_value(json!({ "a": [1.5, 1e300, 9007199254740993.0, 9007199254740992.0, -9007199254740992.0, -2.0, 0.5], "b": { "c": [] }, "d": {} }));
+    assert_written_as_a_value(
+        json!({ "a": [1.5, 1e300, 9007199254740993.0, 9007199254740992.0, -9007199254740992.0, -2.0, 0.5], "b": { "c": [] }, "d": {} }),
+    );
     assert_written_as_a_value("text");
     assert_written_as_a_value(3.0);
     assert_written_as_a_value(Option::<u8>::None);

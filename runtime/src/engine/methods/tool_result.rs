@@ -201,7 +201,12 @@ mod tests {
     }
 
     /// The result of an outcome taken as a value.
-    fn shaped(outcome: Result<Output, Error>, limit: usize, structured: bool, output: Option<&Validator>) -> ToolResult {
+    fn shaped(
+        outcome: Result<Output, Error>,
+        limit: usize,
+        structured: bool,
+        output: Option<&Validator>,
+    ) -> ToolResult {
         super::tool_result(outcome.map(Rendered::Output), limit, structured, output)
     }
 
@@ -210,7 +215,12 @@ mod tests {
     fn a_written_success_is_shaped_as_its_value() {
         let schema = json!({ "type": "object", "required": ["sum"] });
         let output = jsonschema::validator_for(&schema).unwrap();
-        let values = [json!({ "sum": 3.0, "s": "é\n" }), json!([1, { "a": [] }]), json!("text"), json!({ "sum": "x".repeat(100) })];
+        let values = [
+            json!({ "sum": 3.0, "s": "é\n" }),
+            json!([1, { "a": [] }]),
+            json!("text"),
+            json!({ "sum": "x".repeat(100) }),
+        ];
         for value in values {
             for (structured, output) in [(true, None), (false, None), (true, Some(&output))] {
                 let text = JsonText::of(&value).unwrap();

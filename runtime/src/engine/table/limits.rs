@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
+use super::Ended;
 use crate::api::error::{Error, ErrorBody, ErrorKind};
 use crate::api::layer::Outcome;
-use super::Ended;
 
 /// The slots of a tool whose calls may run `max` at once. As many more may wait for one, in
 /// the order they came; one more is refused.
@@ -57,9 +57,10 @@ impl Drop for Waiting<'_> {
 pub(crate) async fn within(limit_ms: u64, call: impl Future<Output = Ended>) -> Ended {
     match tokio::time::timeout(Duration::from_millis(limit_ms), call).await {
         Ok(ended) => ended,
-        Err(_) => {
-            Ended::Outcome(Outcome::ToolError(Error::from(TimeLimitExceeded { error: "Time limit exceeded", limit_ms })))
-        }
+        Err(_) => Ended::Outcome(Outcome::ToolError(Error::from(TimeLimitExceeded {
+            error: "Time limit exceeded",
+            limit_ms,
+        }))),
     }
 }
 

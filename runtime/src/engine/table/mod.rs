@@ -3,8 +3,8 @@
 
 mod arguments;
 mod ended;
-mod invocation;
 mod header_marks;
+mod invocation;
 mod limits;
 mod name_hash;
 mod plain_members;
@@ -28,10 +28,10 @@ use crate::api::table_error::TableError;
 use crate::api::tool::{BoxFuture, Tool};
 
 use arguments::Names;
-pub(crate) use ended::Ended;
-pub(crate) use invocation::Invocation;
 pub(crate) use arguments::{Arguments, object as arguments};
+pub(crate) use ended::Ended;
 pub use header_marks::{MarkedProperties, MarkedProperty};
+pub(crate) use invocation::Invocation;
 use name_hash::NameHash;
 
 enum Handler<S> {

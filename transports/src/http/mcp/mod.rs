@@ -215,8 +215,8 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     if let Err(response) = check_version_header(read.version) {
         return response;
     }
-    let initialize = matches!(&message, Message::Request { method, .. } if method == "initialize")
-        && read.session.is_none();
+    let initialize =
+        matches!(&message, Message::Request { method, .. } if method == "initialize") && read.session.is_none();
     let http = if initialize {
         match cx.sessions.create(&cx.server, caller.client) {
             Ok(http) => http,

@@ -12,8 +12,8 @@ use tooltable::Server;
 use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::listens::OpenListens;
-use super::one_call::{OneCall, OneCallOutbox, StreamSettings};
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
+use super::one_call::{OneCall, OneCallOutbox, StreamSettings};
 use super::streams::{Framing, Streams};
 
 /// One MCP session served over HTTP.
@@ -233,7 +233,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
         }
         // Until its revision is negotiated, the framing every revision's client reads.
         let (session, streams) = self.session(server, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
-        let http = Arc::new(HttpSession { id, client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) });
+        let http = Arc::new(HttpSession {
+            id,
+            client,
+            session,
+            streams,
+            last_seen: LastSeen::new(),
+            removed: AtomicBool::new(false),
+        });
         sessions.insert(Arc::clone(&http));
         Ok(http)
     }
@@ -243,7 +250,14 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// events carry no id.
     pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
         let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
-        Arc::new(HttpSession { id: String::new(), client, session, streams, last_seen: LastSeen::new(), removed: AtomicBool::new(false) })
+        Arc::new(HttpSession {
+            id: String::new(),
+            client,
+            session,
+            streams,
+            last_seen: LastSeen::new(),
+            removed: AtomicBool::new(false),
+        })
     }
 
     /// A session for one stateless `tools/call` read from its text, with no more than a single call

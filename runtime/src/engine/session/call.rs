@@ -173,19 +173,13 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
     fn ended<T: WireResult>(&self, id: &RequestId, result: Result<Reply<T>, RpcError>, era: &RequestEra) -> String {
         let meta = self.server.result_meta();
         match result {
-            Ok(Reply::InputRequired(input)) => {
-                let result = StatelessResult::input_required(input, meta);
-                jsonrpc::result_written_by(id, |out| result.write_json(out, serialized))
-            }
-            Ok(Reply::Task(task)) => {
-                let result = StatelessResult::task(task, meta);
-                jsonrpc::result_written_by(id, |out| result.write_json(out, serialized))
-            }
+            Ok(Reply::InputRequired(input)) => StatelessResult::input_required(input, meta).response(id, serialized),
+            Ok(Reply::Task(task)) => StatelessResult::task(task, meta).response(id, serialized),
             Ok(Reply::Complete(value)) => match era {
                 RequestEra::Handshake => jsonrpc::written_result(id, &value),
                 RequestEra::Stateless(request) => {
-                    let result = StatelessResult::complete(value, request, meta, self.server.config().cache);
-                    jsonrpc::result_written_by(id, |out| result.write_json(out, T::write_json))
+                    StatelessResult::complete(value, request, meta, self.server.config().cache)
+                        .response(id, T::write_json)
                 }
             },
             Err(e) => self.answer_text::<()>(id, Err(e), era),

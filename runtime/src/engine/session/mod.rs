@@ -305,9 +305,8 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         match (&result, era) {
             (Ok(v), RequestEra::Handshake) => jsonrpc::result(id, v),
             (Ok(v), RequestEra::Stateless(meta)) => {
-                let server = self.server.config();
-                let result = StatelessResult::complete(v, meta, self.server.result_meta(), server.cache);
-                jsonrpc::result_written_by(id, |out| result.write_json(out, stateless::serialized))
+                let cache = self.server.config().cache;
+                StatelessResult::complete(v, meta, self.server.result_meta(), cache).response(id, stateless::serialized)
             }
             (Err(e), _) => jsonrpc::error(Some(id), e),
         }

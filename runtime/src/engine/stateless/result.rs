@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::RequestMeta;
+use crate::engine::jsonrpc::{self, RequestId};
 use crate::engine::server::ServerInfo;
 
 /// How long a client may reuse a cacheable result, and whether shared caches may hold it.
@@ -109,6 +110,16 @@ impl<T> StatelessResult<'_, T> {
         }
         out.push(b'}');
         Ok(())
+    }
+
+    /// The response to request `id` that carries this result, the value's members written by
+    /// `write_value` (see [`write_json`](Self::write_json)).
+    pub(crate) fn response(
+        &self,
+        id: &RequestId,
+        write_value: impl FnOnce(&T, &mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> String {
+        jsonrpc::result_written_by(id, |out| self.write_json(out, write_value))
     }
 }
 

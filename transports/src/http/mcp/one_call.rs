@@ -10,22 +10,16 @@ use tokio::sync::oneshot;
 use tooltable::transport::jsonrpc::RequestId;
 use tooltable::transport::{Destination, Outbox, Outgoing};
 
-use super::logs::{LogBudget, Resumable};
-use super::streams::{FirstAnswer, Framing, Streams};
+use super::logs::Resumable;
+use super::streams::{FirstAnswer, Framing, StreamSettings, Streams};
 
 /// The one request of a stateless call's session, and how its POST is answered.
 pub(crate) struct OneCall {
     id: RequestId,
     streamable: bool,
+    /// What its session's streams are made with, should its call need them.
     settings: StreamSettings,
     state: Mutex<State>,
-}
-
-/// What a stateless session's streams are made with, should its call need them.
-pub(crate) struct StreamSettings {
-    pub(crate) retry_ms: u64,
-    pub(crate) max_unread: usize,
-    pub(crate) logs: Arc<LogBudget>,
 }
 
 enum State {
@@ -87,9 +81,7 @@ impl OneCall {
 
     /// Opens the streams for a message that came before the response, and routes it there.
     fn open_streams_for(&self, state: &mut State, message: Outgoing) {
-        let StreamSettings { retry_ms, max_unread, ref logs } = self.settings;
-        let mut streams =
-            Box::new(Streams::new(Framing::Bare, retry_ms, max_unread, Arc::clone(logs), Resumable::Never));
+        let mut streams = Box::new(self.settings.streams(Framing::Bare, Resumable::Never));
         let pending = match std::mem::replace(state, State::Done) {
             State::Quiet => Some(streams.expect(self.id.clone(), self.streamable)),
             State::Waiting(tx) => {
@@ -131,6 +123,7 @@ impl Outbox for OneCallOutbox {
 mod tests {
     use std::future::Future as _;
 
+    use super::super::logs::LogBudget;
     use super::*;
 
     fn call(streamable: bool) -> Arc<OneCall> {

@@ -13,8 +13,8 @@ use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::listens::OpenListens;
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
-use super::one_call::{OneCall, OneCallOutbox, StreamSettings};
-use super::streams::{Framing, Streams};
+use super::one_call::{OneCall, OneCallOutbox};
+use super::streams::{Framing, StreamSettings, Streams};
 
 /// One MCP session served over HTTP.
 pub(crate) struct HttpSession<S: Send + Sync + 'static> {
@@ -266,8 +266,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
         Session::for_stateless_call(server, OneCallOutbox(Arc::clone(call)))
     }
 
-    /// What the streams of a stateless call's session are made with, should it need them.
-    pub(crate) fn call_streams(&self) -> StreamSettings {
+    /// What its sessions' streams are made with.
+    pub(crate) fn stream_settings(&self) -> StreamSettings {
         let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
         StreamSettings { retry_ms, max_unread: max_unread_event_bytes, logs: Arc::clone(&self.logs) }
     }
@@ -279,15 +279,8 @@ impl<S: Send + Sync + 'static> Registry<S> {
 
     /// A session whose messages go to streams of its own.
     fn session(&self, server: &Server<S>, framing: Framing, resumable: Resumable) -> (Session<S>, Arc<Mutex<Streams>>) {
-        let streams = self.streams(framing, resumable);
+        let streams = Arc::new(Mutex::new(self.stream_settings().streams(framing, resumable)));
         (Session::new(server, RouteToStreams(Arc::clone(&streams))), streams)
-    }
-
-    /// A session's streams.
-    fn streams(&self, framing: Framing, resumable: Resumable) -> Arc<Mutex<Streams>> {
-        let SessionLimits { retry_ms, max_unread_event_bytes, .. } = self.limits;
-        let streams = Streams::new(framing, retry_ms, max_unread_event_bytes, Arc::clone(&self.logs), resumable);
-        Arc::new(Mutex::new(streams))
     }
 
     /// The session of that id, marked as just used.

@@ -85,7 +85,7 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     caller: &super::Caller,
 ) -> HttpResponse {
     let id = call.id().clone();
-    let one_call = Arc::new(OneCall::new(id.clone(), streamable, cx.sessions.call_streams()));
+    let one_call = Arc::new(OneCall::new(id.clone(), streamable, cx.sessions.stream_settings()));
     let session = cx.sessions.call_session(&cx.server, &one_call);
     session.call_stateless(call, &caller.context);
     let answer = one_call.answer().await;

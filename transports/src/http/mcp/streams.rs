@@ -75,6 +75,20 @@ pub(crate) struct Streams {
     undelivered_from: u64,
 }
 
+/// What a session's streams are made with: the server's limits and its budget of kept events.
+pub(crate) struct StreamSettings {
+    pub(crate) retry_ms: u64,
+    pub(crate) max_unread: usize,
+    pub(crate) logs: Arc<LogBudget>,
+}
+
+impl StreamSettings {
+    /// A session's streams, framed and kept for replay as given.
+    pub(crate) fn streams(&self, framing: Framing, resumable: Resumable) -> Streams {
+        Streams::new(framing, self.retry_ms, self.max_unread, Arc::clone(&self.logs), resumable)
+    }
+}
+
 impl Streams {
     pub(crate) fn new(
         framing: Framing,

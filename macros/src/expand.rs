@@ -180,13 +180,13 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
     // Spanned on the return type, so that a non-`Result` return is reported there, as it is
     // for `output_schema::<#ty>` (otherwise the span runs from the fn name to the return type).
     // Both calls go through one function, so that a wrong return type is reported once.
-    let into_rendered = |written: TokenStream| {
+    let rendered_call = |written: TokenStream| {
         quote_spanned! {sig.output.span()=>
             ::tooltable::__private::into_rendered(Self::run(#cx_arg #args_arg).await, #written)
         }
     };
-    let into_result = into_rendered(quote!(false));
-    let into_rendered = into_rendered(quote!(__written));
+    let into_result = rendered_call(quote!(false));
+    let into_rendered = rendered_call(quote!(__written));
 
     // Spanned on the function's name so that an unused tool gets the dead-code warning.
     let const_item = quote_spanned! {ident.span()=>

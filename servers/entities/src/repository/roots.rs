@@ -22,7 +22,7 @@ pub struct Roots {
 
 #[derive(Debug, Clone)]
 struct ExternalRoot {
-    /// As configured, e.g. `../shared`, without a trailing `/`.
+    /// As configured, e.g. `../common`, without a trailing `/`.
     prefix: String,
     /// Canonical.
     dir: PathBuf,
@@ -139,19 +139,19 @@ mod tests {
             root: PathBuf::from("/w/repo"),
             external: external
                 .iter()
-                .map(|p| ExternalRoot { prefix: p.to_string(), dir: PathBuf::from("/w/shared") })
+                .map(|p| ExternalRoot { prefix: p.to_string(), dir: PathBuf::from("/w/common") })
                 .collect(),
         }
     }
 
     #[test]
     fn relative_paths_stay_inside() {
-        let r = roots(&["../shared"]);
+        let r = roots(&["../common"]);
         assert!(r.check_relative("data/*.yaml").is_ok());
-        assert!(r.check_relative("../shared/tags/*.yaml").is_ok());
+        assert!(r.check_relative("../common/tags/*.yaml").is_ok());
         assert!(r.check_relative("../../etc/passwd").is_err());
-        assert!(r.check_relative("../sharedx/a.yaml").is_err());
-        assert!(r.check_relative("../shared/../../etc/passwd").is_err());
+        assert!(r.check_relative("../commonx/a.yaml").is_err());
+        assert!(r.check_relative("../common/../../etc/passwd").is_err());
         assert!(r.check_relative("data/../../x").is_err());
         assert!(r.check_relative("/etc/passwd").is_err());
     }
@@ -160,6 +160,6 @@ mod tests {
     fn absolute_resolves_parents_lexically() {
         let r = roots(&[]);
         assert_eq!(r.absolute("data/a.yaml"), PathBuf::from("/w/repo/data/a.yaml"));
-        assert_eq!(r.absolute("../shared/a.yaml"), PathBuf::from("/w/shared/a.yaml"));
+        assert_eq!(r.absolute("../common/a.yaml"), PathBuf::from("/w/common/a.yaml"));
     }
 }

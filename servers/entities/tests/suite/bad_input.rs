@@ -245,23 +245,23 @@ fn external_roots_go_up_once_then_only_down() {
     let workspace = outer.path().join("ws");
     let repo_dir = workspace.join("repo");
     std::fs::create_dir_all(repo_dir.join("entities")).unwrap();
-    std::fs::create_dir_all(workspace.join("shared")).unwrap();
+    std::fs::create_dir_all(workspace.join("common")).unwrap();
     std::fs::create_dir_all(outer.path().join("secret")).unwrap();
     std::fs::write(outer.path().join("secret/s.yaml"), "id: secret\n").unwrap();
     std::os::unix::fs::symlink(outer.path().join("secret"), workspace.join("link")).unwrap();
-    std::os::unix::fs::symlink(&workspace, workspace.join("shared/up")).unwrap();
+    std::os::unix::fs::symlink(&workspace, workspace.join("common/up")).unwrap();
     std::fs::write(repo_dir.join("entities/Tag.yaml"), "Include:\n  - ../link/*.yaml\n").unwrap();
     for (entry, why) in [
         ("../../secret", "no further .."),
         ("../../../../etc", "no further .."),
         ("/etc", "must be ../"),
-        ("../shared/../../secret", "no further .."),
+        ("../common/../../secret", "no further .."),
         ("..", "must be ../"),
         ("../", "must be ../"),
         ("../*", "no glob characters"),
-        ("../shared/./x", "folder names only"),
+        ("../common/./x", "folder names only"),
         ("../link", "resolves (through a symlink)"),
-        ("../shared/up", "which is not inside"),
+        ("../common/up", "which is not inside"),
     ] {
         std::fs::write(repo_dir.join("repository.yaml"), format!("ExternalRoots:\n  - {entry:?}\n")).unwrap();
         let body = call(&server_at(&repo_dir, None), "entity_list", json!({})).unwrap_err();

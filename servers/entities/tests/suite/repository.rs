@@ -188,23 +188,23 @@ fn external_roots_are_configured_and_read_only() {
     let outer = tempfile::tempdir().unwrap();
     let repo_dir = outer.path().join("repo");
     std::fs::create_dir_all(repo_dir.join("entities")).unwrap();
-    std::fs::create_dir_all(outer.path().join("shared/tags")).unwrap();
-    std::fs::write(outer.path().join("shared/tags/news.yaml"), "id: news\n").unwrap();
-    std::fs::write(repo_dir.join("entities/Tag.yaml"), "Fields:\n  id: {}\nInclude:\n  - ../shared/tags/*.yaml\n")
+    std::fs::create_dir_all(outer.path().join("common/tags")).unwrap();
+    std::fs::write(outer.path().join("common/tags/news.yaml"), "id: news\n").unwrap();
+    std::fs::write(repo_dir.join("entities/Tag.yaml"), "Fields:\n  id: {}\nInclude:\n  - ../common/tags/*.yaml\n")
         .unwrap();
     // Not configured: the include leaves the root.
     let s = server_at(&repo_dir, None);
     let body = call(&s, "files_list", json!({})).unwrap_err();
     assert_eq!(body["error"], "repository_error");
     assert_eq!(body["file"], "entities/Tag.yaml");
-    std::fs::write(repo_dir.join("repository.yaml"), "ExternalRoots:\n  - ../shared\n").unwrap();
+    std::fs::write(repo_dir.join("repository.yaml"), "ExternalRoots:\n  - ../common\n").unwrap();
     let s = server_at(&repo_dir, None);
     assert_eq!(
         call(&s, "files_list", json!({})).unwrap(),
-        json!({ "files": [{ "type": "Tag", "file": "../shared/tags/news.yaml" }] })
+        json!({ "files": [{ "type": "Tag", "file": "../common/tags/news.yaml" }] })
     );
     let got = call(&s, "object_get", json!({ "entity": "Tag", "id": "news" })).unwrap();
-    let file = outer.path().canonicalize().unwrap().join("shared/tags/news.yaml");
+    let file = outer.path().canonicalize().unwrap().join("common/tags/news.yaml");
     assert_eq!(got["object"]["file"], file.display().to_string());
     assert_eq!(got["object"]["readOnly"], true);
 }

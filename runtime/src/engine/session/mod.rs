@@ -218,7 +218,12 @@ impl<S: Send + Sync + 'static> std::fmt::Debug for Session<S> {
 
 impl<S: Send + Sync + 'static> Drop for Session<S> {
     fn drop(&mut self) {
-        self.0.close();
+        // Every running call holds the core (through its scope), and the server's list of sessions
+        // knows it: a handle that is the last of all has no call to stop, and the core's own drop
+        // lets go of the rest (listeners, questions to the client, batches) as closing would.
+        if Arc::get_mut(&mut self.0).is_none() {
+            self.0.close();
+        }
     }
 }
 

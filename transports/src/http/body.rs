@@ -10,7 +10,7 @@ use std::time::Duration;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use hyper::{Response, StatusCode};
+use hyper::{HeaderMap, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -121,6 +121,19 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> HttpResponse {
 /// A JSON response from text that already is JSON.
 pub(crate) fn json_text(status: StatusCode, text: String) -> HttpResponse {
     bytes(status, "application/json", text)
+}
+
+/// [`json_text`] with its headers in `headers`, emptied first: the request's own map, taken for
+/// its response. hyper parses a connection's next request into the map of its last response, so
+/// the map that held this request's headers holds the next one's without growing, and the
+/// response allocates none of its own.
+pub(crate) fn json_text_in(mut headers: HeaderMap, status: StatusCode, text: String) -> HttpResponse {
+    headers.clear();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    let mut response = Response::new(ResponseBody(Box::new(Kind::Full(Full::new(text.into())))));
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
 }
 
 /// `{"error": message}` with a status.

@@ -4,7 +4,7 @@
 use hyper::HeaderMap;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 
-use super::{SESSION_HEADER, VERSION_HEADER};
+use super::{METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER};
 
 /// Which of the two kinds of answer `/mcp` gives a request's `Accept` takes.
 #[derive(Default)]
@@ -49,7 +49,7 @@ pub(super) fn accepts(headers: &HeaderMap) -> Accepts {
 
 /// The headers a POST's handling reads: `Accept` whole, and the first value of the others (the
 /// one a lookup finds). One pass over the few headers, each name compared as it is, costs less
-/// than hashing four names to look them up.
+/// than hashing six names to look them up.
 #[derive(Default)]
 pub(super) struct PostHeaders<'h> {
     pub(super) accepts: Accepts,
@@ -60,6 +60,10 @@ pub(super) struct PostHeaders<'h> {
     pub(super) session: Option<&'h HeaderValue>,
     /// `MCP-Protocol-Version`.
     pub(super) version: Option<&'h HeaderValue>,
+    /// `Mcp-Method` (revision 2026-07-28).
+    pub(super) method: Option<&'h HeaderValue>,
+    /// `Mcp-Name` (revision 2026-07-28).
+    pub(super) name: Option<&'h HeaderValue>,
 }
 
 impl<'h> PostHeaders<'h> {
@@ -75,6 +79,8 @@ impl<'h> PostHeaders<'h> {
                 name if *name == CONTENT_TYPE => &mut found.content_type,
                 name if *name == SESSION_HEADER => &mut found.session,
                 name if *name == VERSION_HEADER => &mut found.version,
+                name if *name == METHOD_HEADER => &mut found.method,
+                name if *name == NAME_HEADER => &mut found.name,
                 _ => continue,
             };
             first.get_or_insert(value);

@@ -31,6 +31,8 @@ pub(crate) const METHODS: &str = "GET, POST, DELETE";
 // Named once: a header looked up by a string is parsed and checked on every request.
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 
 /// Who sent a request: the client's address (which the session caps count by), what each of its
 /// messages comes with (the principal its credentials name), and its connection's hangup watch
@@ -171,7 +173,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         }
         let id = call.id().clone();
         let keepalive = cx.options.sse_keepalive;
-        return exchange(http, &id, streamable, keepalive, Answered::IN_SESSION, || {
+        return exchange(http, &id, streamable, keepalive, Answered::in_session(headers), || {
             http.session.call_tool(call, &caller.context)
         })
         .await;
@@ -190,12 +192,12 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     // header that does not mirror it included) takes the path below, which answers it.
     if read.session.is_none()
         && let Some(call) = StatelessCall::read(bytes)
-        && stateless::mirrors(cx, &headers, &call)
+        && stateless::mirrors(cx, &read, &call)
     {
         if let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, call.tool()) {
             return refusal;
         }
-        return stateless::call(cx, call, streamable, caller).await;
+        return stateless::call(cx, call, headers, streamable, caller).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,
@@ -235,7 +237,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     };
     let id = id.clone();
     let keepalive = cx.options.sse_keepalive;
-    let response = exchange(&http, &id, streamable, keepalive, Answered::IN_SESSION, || {
+    let response = exchange(&http, &id, streamable, keepalive, Answered::in_session(HeaderMap::new()), || {
         http.session.handle(message, &caller.context)
     })
     .await;
@@ -250,16 +252,19 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     response
 }
 
-/// How a request's answer is sent: the status of a JSON answer, and what its event stream keeps
-/// alive.
+/// How a request's answer is sent: the status of a JSON answer and the map its headers go into
+/// (see [`body::json_text_in`]), and what its event stream keeps alive.
 pub(super) struct Answered {
     pub status: fn(&str) -> StatusCode,
+    pub headers: HeaderMap,
     pub owner: Option<body::StreamOwner>,
 }
 
 impl Answered {
     /// A request of a session: 200 whatever the answer, the session kept by its registry.
-    const IN_SESSION: Answered = Answered { status: |_| StatusCode::OK, owner: None };
+    fn in_session(headers: HeaderMap) -> Answered {
+        Answered { status: |_| StatusCode::OK, headers, owner: None }
+    }
 }
 
 /// Registers a request on its session's streams, hands it to the session, and answers the POST
@@ -293,7 +298,7 @@ fn answer_post(
     answered: Answered,
 ) -> HttpResponse {
     match answer {
-        Some(FirstAnswer::Json(text)) => body::json_text((answered.status)(&text), text),
+        Some(FirstAnswer::Json(text)) => body::json_text_in(answered.headers, (answered.status)(&text), text),
         Some(FirstAnswer::Stream(events)) => body::owned_event_stream(events, keepalive, answered.owner),
         // A cancelled request has no response; the POST ends with none.
         Some(FirstAnswer::Cancelled) => body::empty(StatusCode::ACCEPTED),
@@ -312,8 +317,8 @@ async fn undecodable<S: Send + Sync + 'static>(
     let (Some(id), true, Some(http)) = (e.id.clone(), e.too_deep_arguments, http) else {
         return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
     };
-    exchange(&http, &id, false, cx.options.sse_keepalive, Answered::IN_SESSION, || http.session.answer_undecodable(&e))
-        .await
+    let answered = Answered::in_session(HeaderMap::new());
+    exchange(&http, &id, false, cx.options.sse_keepalive, answered, || http.session.answer_undecodable(&e)).await
 }
 
 fn with_session<S: Send + Sync + 'static>(mut response: HttpResponse, http: &HttpSession<S>) -> HttpResponse {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use hyper::header::{AsHeaderName, HeaderName, HeaderValue};
+use hyper::header::{AsHeaderName, HeaderValue};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use tooltable::transport::jsonrpc::{Incoming as Message, RpcError, code};
@@ -21,12 +21,10 @@ use tooltable::transport::{
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
 use super::super::connections::Hangup;
+use super::headers::PostHeaders;
 use super::one_call::OneCall;
 use super::streams::FirstAnswer;
-use super::{Answered, VERSION_HEADER, answer_post, exchange, rpc_error};
-
-const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
-const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
+use super::{Answered, METHOD_HEADER, NAME_HEADER, VERSION_HEADER, answer_post, exchange, rpc_error};
 
 /// Whether a POST with no session speaks the stateless revision: by its header or its `_meta`.
 pub(super) fn speaks(headers: &HeaderMap, message: &Message) -> bool {
@@ -68,7 +66,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(
         }
         false => StreamOwner(Arc::clone(&http) as Arc<dyn Send + Sync>),
     };
-    let answered = Answered { status: error_status, owner: Some(owner) };
+    let answered = Answered { status: error_status, headers: HeaderMap::new(), owner: Some(owner) };
     let message = Message::Request { id: id.clone(), method, params };
     exchange(&http, &id, streamable, cx.options.sse_keepalive, answered, || {
         http.session.handle(message, &caller.context)
@@ -81,6 +79,7 @@ pub(super) async fn post<S: Send + Sync + 'static>(
 pub(super) async fn call<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     call: StatelessCall<'_>,
+    headers: HeaderMap,
     streamable: bool,
     caller: &super::Caller,
 ) -> HttpResponse {
@@ -91,7 +90,8 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     let answer = one_call.answer().await;
     // A stream keeps the session, and the client closing it cancels the call.
     let streams = matches!(answer, Some(FirstAnswer::Stream(_)));
-    let answered = Answered { status: error_status, owner: streams.then(|| StreamOwner(Arc::new(session))) };
+    let owner = streams.then(|| StreamOwner(Arc::new(session)));
+    let answered = Answered { status: error_status, headers, owner };
     answer_post(answer, &id, cx.options.sse_keepalive, answered)
 }
 
@@ -99,24 +99,12 @@ pub(super) async fn call<S: Send + Sync + 'static>(
 /// tool that marks no argument; `false` leaves the call to [`post`], which answers any mismatch.
 pub(super) fn mirrors<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     call: &StatelessCall<'_>,
 ) -> bool {
-    // One pass over the few headers, each name compared as it is: cheaper than hashing three
-    // names to look them up. The first value of a name is the one a lookup finds.
-    let (mut version, mut method, mut name) = (None, None, None);
-    for (key, value) in headers {
-        let found = match key {
-            key if *key == VERSION_HEADER => &mut version,
-            key if *key == METHOD_HEADER => &mut method,
-            key if *key == NAME_HEADER => &mut name,
-            _ => continue,
-        };
-        found.get_or_insert(value);
-    }
-    visible(version) == Some(call.version())
-        && visible(method) == Some("tools/call")
-        && visible(name).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
+    visible(headers.version) == Some(call.version())
+        && visible(headers.method) == Some("tools/call")
+        && visible(headers.name).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
         && cx.server.table().get(call.tool()).is_some_and(|tool| tool.marked_headers.is_empty())
 }
 

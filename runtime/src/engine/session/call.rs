@@ -43,8 +43,9 @@ pub(crate) struct CallScope<S> {
     pub(crate) session: Arc<SessionCore<S>>,
     pub(crate) request_id: RequestId,
     pub(crate) era: RequestEra,
-    /// For a 2026-07-28 request that may ask the client, this round's answers and questions.
-    round: Option<Arc<rounds::Round>>,
+    /// For a 2026-07-28 request that may ask the client, this round's answers and questions: made
+    /// when first needed ([`round`](Self::round)), as most calls never ask.
+    round: OnceLock<rounds::Round>,
     /// Once the call runs as a task (the tasks extension), where its questions go.
     pub(crate) task: OnceLock<Arc<TaskScope>>,
     /// Whether the call may become a task: the request declared the extension, the tool
@@ -82,15 +83,11 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         Fut: Future<Output = Result<Reply<T>, RpcError>> + Send + 'static,
         T: WireResult + Send + 'static,
     {
-        let round = match &era {
-            RequestEra::Stateless(meta) => rounds::Round::of(meta).map(Arc::new),
-            RequestEra::Handshake => None,
-        };
         let scope = Arc::new(CallScope {
             session: Arc::clone(self),
             request_id: id.clone(),
             era,
-            round: round.clone(),
+            round: OnceLock::new(),
             task: OnceLock::new(),
             may_become_task: AtomicBool::new(false),
             become_task: tokio::sync::Notify::new(),
@@ -119,7 +116,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
         if let std::task::Poll::Ready(result) = Pin::new(&mut fut).poll(&mut noop) {
             return self.finish(id, result.unwrap_or_else(panicked), &scope.era);
         }
-        if let Some(round) = round.as_ref().filter(|round| round.awaits_input()) {
+        if let Some(round) = scope.round.get().filter(|round| round.awaits_input()) {
             drop(fut);
             let asked = round.input_required(&self.server.config().state_key);
             return self.finish(id, Ok(Reply::<T>::InputRequired(asked)), &scope.era);
@@ -134,7 +131,7 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
             return;
         };
         let handle = tokio::spawn(async move {
-            let result = match round {
+            let result = match scope.round() {
                 None => fut.await,
                 Some(round) => {
                     let key = core.server.config().state_key.clone();
@@ -194,6 +191,16 @@ fn panicked<T>(message: String) -> Result<T, RpcError> {
 impl<S: Send + Sync + 'static> CallScope<S> {
     fn stateless(&self) -> bool {
         self.era.is_stateless()
+    }
+
+    /// The round of a request that can ask the client; none for one that cannot.
+    fn round(&self) -> Option<&rounds::Round> {
+        match &self.era {
+            RequestEra::Stateless(meta) if rounds::Round::can_ask(meta) => {
+                Some(self.round.get_or_init(|| rounds::Round::of(meta)))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -256,7 +263,7 @@ impl<S: Send + Sync + 'static> CallSide for CallScope<S> {
     }
 
     fn awaits_input(&self) -> bool {
-        self.round.as_ref().is_some_and(|round| round.awaits_input())
+        self.round.get().is_some_and(|round| round.awaits_input())
     }
 
     fn close_stream(&self) {
@@ -302,7 +309,7 @@ impl<S: Send + Sync + 'static> CallSide for CallScope<S> {
                 let asked = questions.iter().map(|(k, q)| (k.clone(), rounds::question(q)));
                 return task.ask(asked.collect()).await;
             }
-            match &self.round {
+            match self.round() {
                 Some(round) => {
                     match round.answers(&questions) {
                         Some(answers) => Ok(answers),
@@ -325,7 +332,7 @@ impl<S: Send + Sync + 'static> CallSide for CallScope<S> {
 
     fn ask_one(&self, question: InputRequest) -> BoxFuture<'_, Result<Value, ClientRequestError>> {
         Box::pin(async move {
-            let key = match (self.task.get(), &self.round) {
+            let key = match (self.task.get(), self.round()) {
                 (Some(task), _) => task.next_key(),
                 (None, Some(round)) => round.next_key(),
                 (None, None) => String::from("input"),

@@ -40,7 +40,9 @@ pub(crate) struct SessionCore<S> {
     /// the server's broadcasts have nothing to tell (see [`Session::for_stateless_call`]).
     key: Option<u64>,
     pub(crate) server: Server<S>,
-    out: Box<dyn Outbox>,
+    /// Shared, so that a transport may keep the outbox of a session it made (see
+    /// [`Session::for_stateless_call`]) with no second allocation around it.
+    out: Arc<dyn Outbox>,
     pub(crate) state: Mutex<SessionState>,
     /// Whether `initialize` has been answered, as `state` says, set under its lock: every request
     /// asks, and a lock would have all the session's callers take it in turn.
@@ -72,26 +74,27 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// A new session on `server`, its outgoing messages sent to `outbox`.
     pub fn new(server: &Server<S>, outbox: impl Outbox) -> Self {
         let key = server.next_session_key();
-        let session = Self::unregistered(server, outbox, Some(key));
+        let session = Self::unregistered(server, Arc::new(outbox), Some(key));
         server.register(key, &session.0);
         session
     }
 
     /// A session for one `tools/call` of the stateless revision
-    /// ([`StatelessCall`](crate::transport::StatelessCall)), its outgoing messages sent to `outbox`.
+    /// ([`StatelessCall`](crate::transport::StatelessCall)), its outgoing messages sent to `outbox`,
+    /// which the transport may keep a handle on (to wait for the call's answer, say).
     /// The server does not count it among the sessions it tells of its changes: a session with no
     /// handshake hears of them only through a `subscriptions/listen`, which a call's session never
     /// serves.
-    pub fn for_stateless_call(server: &Server<S>, outbox: impl Outbox) -> Self {
+    pub fn for_stateless_call(server: &Server<S>, outbox: Arc<impl Outbox>) -> Self {
         Self::unregistered(server, outbox, None)
     }
 
     /// A session the server does not know of yet: it knows it by `key`, once registered.
-    fn unregistered(server: &Server<S>, outbox: impl Outbox, key: Option<u64>) -> Self {
+    fn unregistered(server: &Server<S>, outbox: Arc<dyn Outbox>, key: Option<u64>) -> Self {
         let core = Arc::new(SessionCore {
             key,
             server: server.clone(),
-            out: Box::new(outbox),
+            out: outbox,
             state: Mutex::new(SessionState::default()),
             initialized: AtomicBool::new(false),
             structured_output: AtomicBool::new(handshake::has_structured_output(handshake::LATEST_VERSION)),

@@ -95,17 +95,20 @@ pub(crate) fn question(q: &InputRequest) -> Value {
 }
 
 impl Round {
-    /// The round of a request that can ask the client (its meta holds its input); none for one
-    /// that cannot.
-    pub(crate) fn of(meta: &Arc<RequestMeta>) -> Option<Self> {
-        meta.input.as_ref()?;
-        Some(Round {
+    /// Whether a request can ask the client: its meta holds its input.
+    pub(crate) fn can_ask(meta: &RequestMeta) -> bool {
+        meta.input.is_some()
+    }
+
+    /// The round of a request that [can ask](Self::can_ask).
+    pub(crate) fn of(meta: &Arc<RequestMeta>) -> Self {
+        Round {
             meta: Arc::clone(meta),
             asked: Mutex::new(Map::new()),
             next_key: AtomicUsize::new(0),
             stuck: Notify::new(),
             asked_unanswered: AtomicBool::new(false),
-        })
+        }
     }
 
     /// The answer the request brought to the question `key`.

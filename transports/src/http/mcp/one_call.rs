@@ -4,7 +4,7 @@
 //! session's [`Streams`], which then route every message as they route any session's, the POST
 //! waiting on them as on a session's streams.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::oneshot;
 use tooltable::transport::jsonrpc::RequestId;
@@ -99,12 +99,10 @@ impl OneCall {
     }
 }
 
-/// A [`OneCall`] as its session's outbox.
-pub(crate) struct OneCallOutbox(pub(crate) Arc<OneCall>);
-
-impl Outbox for OneCallOutbox {
+/// A [`OneCall`] is its session's outbox.
+impl Outbox for OneCall {
     fn send(&self, message: Outgoing) {
-        let call = &self.0;
+        let call = self;
         let mut state = call.state();
         if let State::Streams(streams, _) = &mut *state {
             return streams.route(message);
@@ -122,6 +120,7 @@ impl Outbox for OneCallOutbox {
 #[cfg(test)]
 mod tests {
     use std::future::Future as _;
+    use std::sync::Arc;
 
     use super::super::logs::LogBudget;
     use super::*;
@@ -152,16 +151,15 @@ mod tests {
     #[test]
     fn a_response_that_comes_first_is_the_json_answer() {
         let one = call(true);
-        OneCallOutbox(Arc::clone(&one)).send(message("{\"r\":1}", Destination::Response(RequestId::Number(1))));
+        one.send(message("{\"r\":1}", Destination::Response(RequestId::Number(1))));
         assert!(matches!(answer(&one), Some(FirstAnswer::Json(j)) if j == "{\"r\":1}"));
     }
 
     #[test]
     fn a_message_before_the_response_opens_a_stream_that_carries_both() {
         let one = call(true);
-        let outbox = OneCallOutbox(Arc::clone(&one));
-        outbox.send(message("{\"n\":1}", Destination::During(RequestId::Number(1))));
-        outbox.send(message("{\"r\":1}", Destination::Response(RequestId::Number(1))));
+        one.send(message("{\"n\":1}", Destination::During(RequestId::Number(1))));
+        one.send(message("{\"r\":1}", Destination::Response(RequestId::Number(1))));
         let Some(FirstAnswer::Stream(mut events)) = answer(&one) else { panic!("a stream") };
         let frames: Vec<_> =
             std::iter::from_fn(|| events.try_recv()).map(|b| String::from_utf8(b.to_vec()).unwrap()).collect();
@@ -171,9 +169,8 @@ mod tests {
     #[test]
     fn without_event_streams_only_the_response_is_answered() {
         let one = call(false);
-        let outbox = OneCallOutbox(Arc::clone(&one));
-        outbox.send(message("{\"n\":1}", Destination::During(RequestId::Number(1))));
-        outbox.send(message("{\"r\":1}", Destination::Response(RequestId::Number(1))));
+        one.send(message("{\"n\":1}", Destination::During(RequestId::Number(1))));
+        one.send(message("{\"r\":1}", Destination::Response(RequestId::Number(1))));
         assert!(matches!(answer(&one), Some(FirstAnswer::Json(j)) if j == "{\"r\":1}"));
     }
 }

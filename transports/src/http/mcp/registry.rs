@@ -13,7 +13,7 @@ use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::listens::OpenListens;
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
-use super::one_call::{OneCall, OneCallOutbox};
+use super::one_call::OneCall;
 use super::streams::{Framing, StreamSettings, Streams};
 
 /// One MCP session served over HTTP.
@@ -263,7 +263,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// A session for one stateless `tools/call` read from its text, with no more than a single call
     /// needs ([`Session::for_stateless_call`]): in no registry, its messages going to `call`.
     pub(crate) fn call_session(&self, server: &Server<S>, call: &Arc<OneCall>) -> Session<S> {
-        Session::for_stateless_call(server, OneCallOutbox(Arc::clone(call)))
+        Session::for_stateless_call(server, Arc::clone(call))
     }
 
     /// What its sessions' streams are made with.

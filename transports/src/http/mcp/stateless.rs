@@ -75,7 +75,8 @@ pub(super) async fn post<S: Send + Sync + 'static>(
 }
 
 /// Serves a `tools/call` read from its text ([`StatelessCall::read`]) whose headers
-/// [`mirror`](mirrors) it, as [`post`] serves the call decoded.
+/// [`mirror`](mirrors) it, as [`post`] serves the call decoded; its JSON answer takes `headers`,
+/// the request's own map.
 pub(super) async fn call<S: Send + Sync + 'static>(
     cx: &HttpContext<S>,
     call: StatelessCall<'_>,
@@ -102,8 +103,10 @@ pub(super) fn mirrors<S: Send + Sync + 'static>(
     headers: &PostHeaders<'_>,
     call: &StatelessCall<'_>,
 ) -> bool {
-    visible(headers.version) == Some(call.version())
-        && visible(headers.method) == Some("tools/call")
+    // Bytes equal to a version or method, which are visible ASCII, are as valid as those are.
+    let is = |value: Option<&HeaderValue>, expected: &str| value.is_some_and(|v| v.as_bytes() == expected.as_bytes());
+    is(headers.version, call.version())
+        && is(headers.method, "tools/call")
         && visible(headers.name).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
         && cx.server.table().get(call.tool()).is_some_and(|tool| tool.marked_headers.is_empty())
 }

@@ -29,7 +29,7 @@ options:
   --rss-step N     requests per RSS phase (default $rss_step)
   --no-build       use the binaries already built
   --baseline PATH  also measure this conformance-server binary (the previous main, say) as
-                   `baseline`, /mcp in a session and without, so a change is compared in one run
+                   "baseline", /mcp in a session and without, so a change is compared in one run
 EOF
 }
 

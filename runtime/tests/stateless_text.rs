@@ -39,8 +39,18 @@ async fn ask_name(cx: &Cx<()>, _args: Anything) -> Result<Value, Error> {
     Ok(json!({ "name": name.map_err(|e| Error::bad_request(e.to_string()))?["content"]["name"] }))
 }
 
+/// Lets [`wait`] end.
+static GATE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Runs until the test opens the gate.
+#[tool]
+async fn wait(_cx: &Cx<()>, _args: Anything) -> Result<Value, Error> {
+    GATE.notified().await;
+    Ok(json!({ "waited": true }))
+}
+
 fn server() -> Server<()> {
-    Server::builder(()).info("text-test", "1").tools(table![add, ask_name]).build().unwrap()
+    Server::builder(()).info("text-test", "1").tools(table![add, ask_name, wait]).build().unwrap()
 }
 
 /// Each message a fresh session sent for `text`, read from its text when `fast`, else decoded;
@@ -157,4 +167,53 @@ fn what_is_out_of_the_ordinary_is_left_to_decode() {
     for text in others {
         assert!(StatelessCall::read(text.as_bytes()).is_none(), "{text}");
     }
+}
+
+#[tokio::test]
+async fn a_session_of_calls_serves_the_next_call_once_nothing_of_the_last_runs() {
+    let server = server();
+    let mut peer = Peer::for_calls(&server);
+    let read = |text: &str| StatelessCall::read(text.as_bytes()).map(|call| call.id().clone());
+    let adding = call(&format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}"#));
+    let waiting = call(&format!(r#"{{"name":"wait","arguments":{{"z":1}},"_meta":{META}}}"#));
+    assert!(read(&adding).is_some() && read(&waiting).is_some(), "both are read from their text");
+
+    peer.session.call_stateless(StatelessCall::read(adding.as_bytes()).unwrap(), &CONTEXT);
+    let answer = loop {
+        let (message, _) = peer.next().await;
+        if message.get("method").is_none() {
+            break message;
+        }
+    };
+    assert_eq!(answer["result"]["structuredContent"]["sum"], 3);
+    assert!(peer.session.ready_for_another_call(), "the call ended: nothing holds the session");
+
+    peer.session.call_stateless(StatelessCall::read(waiting.as_bytes()).unwrap(), &CONTEXT);
+    assert!(!peer.session.ready_for_another_call(), "a running call holds the session");
+    GATE.notify_one();
+    let (answer, _) = peer.next().await;
+    assert_eq!(answer["result"]["structuredContent"]["waited"], true);
+    // The call's task lets go of the session just after it sent its answer.
+    let ready = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while !peer.session.ready_for_another_call() {
+            tokio::task::yield_now().await;
+        }
+    });
+    assert!(ready.await.is_ok(), "the ended call let go of the session");
+
+    peer.session.call_stateless(StatelessCall::read(adding.as_bytes()).unwrap(), &CONTEXT);
+    let answer = loop {
+        let (message, _) = peer.next().await;
+        if message.get("method").is_none() {
+            break message;
+        }
+    };
+    assert_eq!((answer["id"].clone(), answer["result"]["structuredContent"]["sum"].clone()), (json!(7), json!(3)));
+}
+
+#[test]
+fn only_a_session_of_calls_is_readied_for_another() {
+    let server = server();
+    let mut peer = Peer::connect(&server);
+    assert!(!peer.session.ready_for_another_call(), "a session the server knows serves its own client");
 }

@@ -45,6 +45,12 @@ impl<S: Send + Sync + 'static> Peer<S> {
         Peer { session: Session::new(server, outbox), out }
     }
 
+    /// A session made for stateless calls ([`Session::for_stateless_call`]).
+    pub fn for_calls(server: &Server<S>) -> Self {
+        let (outbox, out) = tokio::sync::mpsc::unbounded_channel();
+        Peer { session: Session::for_stateless_call(server, std::sync::Arc::new(outbox)), out }
+    }
+
     /// A session past the 2025-11-25 handshake with these client capabilities.
     pub fn initialized(server: &Server<S>, capabilities: Value) -> Self {
         Peer::initialized_as(server, "2025-11-25", capabilities)

@@ -17,7 +17,8 @@ use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
-use super::mcp::registry::{LastSession, Registry, SessionLimits};
+use super::mcp::connection::Connection;
+use super::mcp::registry::{Registry, SessionLimits};
 use super::rate_limit::{Caller, RateLimiter};
 use super::{HttpOptions, NestedHandler, RequestGate, api_key, auth, cors, mcp};
 use crate::rest::{self, openapi, routes::Routes};
@@ -60,13 +61,13 @@ use crate::rest::{self, openapi, routes::Routes};
 pub struct HttpService<S: Send + Sync + 'static> {
     cx: Arc<HttpContext<S>>,
     part: Part,
-    /// On the service of one of `serve`'s connections, the session its last request named.
-    last_session: Option<LastSession<S>>,
+    /// On the service of one of `serve`'s connections, what `/mcp` keeps of it between requests.
+    connection: Option<Connection<S>>,
 }
 
 impl<S: Send + Sync + 'static> Clone for HttpService<S> {
     fn clone(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: self.part, last_session: None }
+        HttpService { cx: Arc::clone(&self.cx), part: self.part, connection: None }
     }
 }
 
@@ -179,24 +180,24 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             closing: AtomicBool::new(false),
             reaper: OnceLock::new(),
         };
-        HttpService { cx: Arc::new(cx), part: Part::Whole, last_session: None }
+        HttpService { cx: Arc::new(cx), part: Part::Whole, connection: None }
     }
 
     /// The Streamable HTTP endpoint alone (both eras), answering at whatever path it is mounted.
     pub fn mcp(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: Part::Mcp, last_session: None }
+        HttpService { cx: Arc::clone(&self.cx), part: Part::Mcp, connection: None }
     }
 
     /// The REST routes and `openapi.json`, relative to where they are mounted (the document's
     /// `servers` names the prefix given to [`Http::rest_prefix`](super::Http::rest_prefix)).
     pub fn rest(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: Part::Rest, last_session: None }
+        HttpService { cx: Arc::clone(&self.cx), part: Part::Rest, connection: None }
     }
 
-    /// The service of one connection of `serve`'s: it keeps the session the connection's last
-    /// request named (see [`LastSession`]).
+    /// The service of one connection of `serve`'s: it keeps what `/mcp` needs again between the
+    /// connection's requests (see [`Connection`]).
     pub(super) fn for_connection(&self) -> Self {
-        HttpService { last_session: Some(LastSession::default()), ..self.clone() }
+        HttpService { connection: Some(Connection::default()), ..self.clone() }
     }
 
     pub(super) fn options(&self) -> &HttpOptions {
@@ -297,7 +298,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
                 Target::Mcp => {
                     let context = RequestContext::new(Transport::Http).with_principal(principal);
                     let caller = mcp::Caller { client, context, hangup };
-                    mcp::handle(cx, req, &caller, self.last_session.as_ref()).await
+                    mcp::handle(cx, req, &caller, self.connection.as_ref()).await
                 }
                 Target::OpenApi if req.method() == Method::GET => {
                     body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())

@@ -2,7 +2,7 @@
 //! 2025-11-25 no event goes without data (those hosts parse each event's data as JSON); from
 //! 2025-11-25 on a new stream opens with a priming event; 2026-07-28 streams carry no ids. On
 //! every stream the ids go in the order of the events, and resuming from any of them gives exactly
-//! the events after it.
+//! the events after it. The 2026-07-28 calls one connection makes are each answered for themselves.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -295,4 +295,65 @@ async fn a_2026_07_28_stream_carries_messages_alone() {
     let messages: Vec<Value> = events.iter().map(|e| e.message().expect("a message in every event")).collect();
     assert_eq!(messages.len(), 3, "{events:?}");
     assert_eq!(tool_result(&messages[2]), json!({ "slept": 10 }));
+}
+
+/// One 2026-07-28 `tools/call` with no session on `sender`'s connection: its status, content type
+/// and body.
+async fn stateless_call(
+    sender: &mut hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+    addr: SocketAddr,
+    tool: &str,
+    arguments: Value,
+    progress: bool,
+) -> (u16, String, String) {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if progress {
+        meta["progressToken"] = json!("p");
+    }
+    let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": tool, "arguments": arguments, "_meta": meta } });
+    let req = hyper::Request::post("/mcp")
+        .header("host", addr.to_string())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(Full::new(Bytes::from(call.to_string())))
+        .unwrap();
+    let response = sender.send_request(req).await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap();
+    let body = tokio::time::timeout(WAIT, response.into_body().collect()).await.expect("the body ends").unwrap();
+    (status, content_type, String::from_utf8(body.to_bytes().to_vec()).unwrap())
+}
+
+#[tokio::test]
+async fn a_connection_s_stateless_calls_are_each_answered_for_themselves() {
+    // A connection keeps the session of its last stateless call for its next one: every answer
+    // is still its own call's, whatever came before it on the connection.
+    let s = start(HttpOptions::default()).await;
+    let stream = TcpStream::connect(s.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(conn);
+    let json = |body: &str| serde_json::from_str::<Value>(body).unwrap();
+
+    for name in ["a", "b"] {
+        let (status, kind, body) =
+            stateless_call(&mut sender, s.addr, "create_thing", json!({ "name": name }), false).await;
+        assert_eq!((status, kind.as_str()), (200, "application/json"));
+        assert_eq!(tool_result(&json(&body)), json!({ "created": name }));
+    }
+    let (status, _, body) = stateless_call(&mut sender, s.addr, "fail", json!({ "kind": "conflict" }), false).await;
+    assert_eq!((status, json(&body)["result"]["isError"].clone()), (200, json!(true)));
+    // One that waits past its first poll, then one whose progress streams: each its own.
+    let (_, _, body) = stateless_call(&mut sender, s.addr, "slow", json!({ "ms": 20 }), false).await;
+    assert_eq!(tool_result(&json(&body)), json!({ "slept": 20 }));
+    let (status, kind, body) = stateless_call(&mut sender, s.addr, "slow", json!({ "ms": 5 }), true).await;
+    assert_eq!((status, kind.as_str(), body.matches("data: ").count()), (200, "text/event-stream", 3), "{body}");
+    let (_, kind, body) = stateless_call(&mut sender, s.addr, "create_thing", json!({ "name": "c" }), false).await;
+    assert_eq!((kind.as_str(), tool_result(&json(&body))), ("application/json", json!({ "created": "c" })));
+    assert_eq!(json(&body)["id"], 1);
 }

@@ -89,6 +89,21 @@ impl<S: Send + Sync + 'static> Session<S> {
         Self::unregistered(server, outbox, None)
     }
 
+    /// Readies a session [made for one stateless call](Self::for_stateless_call) to serve another
+    /// through the same outbox: true when nothing of its last call runs any more (no handle is
+    /// left but this one), and it then forgets who sent that call. A transport that keeps such a
+    /// session for its connection's next call spares making one and dropping it per call.
+    pub fn ready_for_another_call(&mut self) -> bool {
+        let Some(core) = Arc::get_mut(&mut self.0) else { return false };
+        // Every running call holds the core, so none runs; a session of calls has no handshake
+        // and no listen, and asks the client nothing outside a call.
+        if core.key.is_some() || *core.initialized.get_mut() || *core.has_listened.get_mut() {
+            return false;
+        }
+        core.opened_by = OnceLock::new();
+        true
+    }
+
     /// A session the server does not know of yet: it knows it by `key`, once registered.
     fn unregistered(server: &Server<S>, outbox: Arc<dyn Outbox>, key: Option<u64>) -> Self {
         let core = Arc::new(SessionCore {
@@ -344,11 +359,16 @@ impl<S: Send + Sync + 'static> SessionCore<S> {
 
     /// A `tools/call` read with its params as text, served in `era`.
     fn tool_call(self: &Arc<Self>, call: RawRequest<TextParams>, era: RequestEra, context: &RequestContext) {
-        self.opened_by.get_or_init(|| context.shared_principal().cloned());
+        // A session of one call at a time (no key) is never found again by a transport, which is
+        // what asks who opened a session; and it has nothing in flight when its call comes.
+        let of_calls = self.key.is_none();
+        if !of_calls {
+            self.opened_by.get_or_init(|| context.shared_principal().cloned());
+        }
         // A call that starts is refused for a duplicate id where it is registered (`spawn`), under
         // the lock it takes anyway. One that may be refused before it starts (it names no tool, or
         // is stateless and may need the tasks extension) is checked first, as any request is.
-        let may_be_refused_first = !matches!(call.params.0.name, Field::Given(_)) || era.is_stateless();
+        let may_be_refused_first = !of_calls && (!matches!(call.params.0.name, Field::Given(_)) || era.is_stateless());
         if may_be_refused_first && self.refused_in_flight(&call.id) {
             return;
         }

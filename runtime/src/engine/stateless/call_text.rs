@@ -91,12 +91,12 @@ impl<'a> StatelessCall<'a> {
     }
 
     /// The era of the request, as [`request_era`](super::request_era) reads it from the
-    /// request's value.
-    pub(crate) fn era(&self) -> RequestEra {
+    /// request's value; the client capabilities move there.
+    pub(crate) fn era(&mut self) -> RequestEra {
         let bound = BoundRequest::call(self.name, self.arguments_text.map(RawValue::get));
         RequestEra::Stateless(Arc::new(RequestMeta {
             version: self.version,
-            client_capabilities: self.client_capabilities.clone(),
+            client_capabilities: std::mem::take(&mut self.client_capabilities),
             log_level: self.log_level,
             cacheable: false,
             input: Some(RoundInput::first(bound)),

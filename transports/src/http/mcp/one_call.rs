@@ -2,7 +2,8 @@
 //! first message the session sends, it is the POST's `application/json` answer, handed over with
 //! no event streams made for it. Anything before it (a notification, a log, a question) opens the
 //! session's [`Streams`], which then route every message as they route any session's, the POST
-//! waiting on them as on a session's streams.
+//! waiting on them as on a session's streams. A call answered so leaves its outbox ready for the
+//! next call of the same session ([`OneCall::again`]).
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -15,11 +16,17 @@ use super::streams::{FirstAnswer, Framing, StreamSettings, Streams};
 
 /// The one request of a stateless call's session, and how its POST is answered.
 pub(crate) struct OneCall {
-    id: RequestId,
-    streamable: bool,
     /// What its session's streams are made with, should its call need them.
     settings: StreamSettings,
-    state: Mutex<State>,
+    call: Mutex<Call>,
+}
+
+/// The call, and where its answer stands.
+struct Call {
+    id: RequestId,
+    /// Whether its POST accepts event streams.
+    streamable: bool,
+    state: State,
 }
 
 enum State {
@@ -39,14 +46,26 @@ enum State {
 impl OneCall {
     /// The outbox of the call `id`, whose POST accepts event streams when `streamable`.
     pub(crate) fn new(id: RequestId, streamable: bool, settings: StreamSettings) -> Self {
-        OneCall { id, streamable, settings, state: Mutex::new(State::Quiet) }
+        OneCall { settings, call: Mutex::new(Call { id, streamable, state: State::Quiet }) }
+    }
+
+    /// Takes the call `id` next, when the last one was answered as plain JSON: nothing of it is
+    /// left to route. False when it was not (its streams carry it still, or it never ended).
+    pub(crate) fn again(&self, id: RequestId, streamable: bool) -> bool {
+        let mut call = self.call();
+        if !matches!(call.state, State::Done) {
+            return false;
+        }
+        *call = Call { id, streamable, state: State::Quiet };
+        true
     }
 
     /// The POST's answer, once the session has the call: `None` when the session closed first.
     pub(crate) async fn answer(&self) -> Option<FirstAnswer> {
         let rx = {
-            let mut state = self.state();
-            match std::mem::replace(&mut *state, State::Done) {
+            let mut call = self.call();
+            let state = &mut call.state;
+            match std::mem::replace(state, State::Done) {
                 State::Answered(answer) => return Some(answer),
                 State::Quiet | State::Done | State::Waiting(_) => {
                     let (tx, rx) = oneshot::channel();
@@ -62,27 +81,29 @@ impl OneCall {
         rx.await.ok()
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn call(&self) -> MutexGuard<'_, Call> {
+        self.call.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
+impl Call {
     /// The response or the cancellation of the call, first of all it sends.
-    fn first(&self, state: &mut State, answer: FirstAnswer) {
-        match std::mem::replace(state, State::Done) {
-            State::Quiet => *state = State::Answered(answer),
+    fn first(&mut self, answer: FirstAnswer) {
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Quiet => self.state = State::Answered(answer),
             State::Waiting(tx) => {
                 let _ = tx.send(answer);
             }
             // Only one response to the one call: a later one has nowhere to go.
-            State::Answered(first) => *state = State::Answered(first),
+            State::Answered(first) => self.state = State::Answered(first),
             State::Done | State::Streams(..) => {}
         }
     }
 
     /// Opens the streams for a message that came before the response, and routes it there.
-    fn open_streams_for(&self, state: &mut State, message: Outgoing) {
-        let mut streams = Box::new(self.settings.streams(Framing::Bare, Resumable::Never));
-        let pending = match std::mem::replace(state, State::Done) {
+    fn open_streams_for(&mut self, settings: &StreamSettings, message: Outgoing) {
+        let mut streams = Box::new(settings.streams(Framing::Bare, Resumable::Never));
+        let pending = match std::mem::replace(&mut self.state, State::Done) {
             State::Quiet => Some(streams.expect(self.id.clone(), self.streamable)),
             State::Waiting(tx) => {
                 streams.expect_answer(self.id.clone(), tx, self.streamable);
@@ -90,29 +111,28 @@ impl OneCall {
             }
             // Answered already: what comes after the response has no stream to go to.
             other => {
-                *state = other;
+                self.state = other;
                 return;
             }
         };
         streams.route(message);
-        *state = State::Streams(streams, pending);
+        self.state = State::Streams(streams, pending);
     }
 }
 
 /// A [`OneCall`] is its session's outbox.
 impl Outbox for OneCall {
     fn send(&self, message: Outgoing) {
-        let call = self;
-        let mut state = call.state();
-        if let State::Streams(streams, _) = &mut *state {
+        let mut call = self.call();
+        if let State::Streams(streams, _) = &mut call.state {
             return streams.route(message);
         }
         match message {
             Outgoing::Message { json, destination: Destination::Response(id) } if id == call.id => {
-                call.first(&mut state, FirstAnswer::Json(json));
+                call.first(FirstAnswer::Json(json));
             }
-            Outgoing::Cancelled(id) if id == call.id => call.first(&mut state, FirstAnswer::Cancelled),
-            message => call.open_streams_for(&mut state, message),
+            Outgoing::Cancelled(id) if id == call.id => call.first(FirstAnswer::Cancelled),
+            message => call.open_streams_for(&self.settings, message),
         }
     }
 }

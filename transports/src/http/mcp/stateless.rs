@@ -21,8 +21,8 @@ use tooltable::transport::{
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
 use super::super::connections::Hangup;
+use super::connection::{CallSession, Connection};
 use super::headers::PostHeaders;
-use super::one_call::OneCall;
 use super::streams::FirstAnswer;
 use super::{Answered, METHOD_HEADER, NAME_HEADER, VERSION_HEADER, answer_post, exchange, rpc_error};
 
@@ -83,15 +83,22 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     headers: HeaderMap,
     streamable: bool,
     caller: &super::Caller,
+    connection: Option<&Connection<S>>,
 ) -> HttpResponse {
     let id = call.id().clone();
-    let one_call = Arc::new(OneCall::new(id.clone(), streamable, cx.sessions.stream_settings()));
-    let session = cx.sessions.call_session(&cx.server, &one_call);
-    session.call_stateless(call, &caller.context);
-    let answer = one_call.answer().await;
-    // A stream keeps the session, and the client closing it cancels the call.
-    let streams = matches!(answer, Some(FirstAnswer::Stream(_)));
-    let owner = streams.then(|| StreamOwner(Arc::new(session)));
+    let served = CallSession::for_call(connection, &cx.sessions, &cx.server, &id, streamable);
+    served.session.call_stateless(call, &caller.context);
+    let answer = served.one_call.answer().await;
+    // A stream keeps the session, and the client closing it cancels the call; a call answered as
+    // plain JSON leaves nothing behind, and its session serves the connection's next call.
+    let owner = match answer {
+        Some(FirstAnswer::Stream(_)) => Some(StreamOwner(Arc::new(served.session))),
+        Some(FirstAnswer::Json(_)) => {
+            served.keep(connection);
+            None
+        }
+        _ => None,
+    };
     let answered = Answered { status: error_status, headers, owner };
     answer_post(answer, &id, cx.options.sse_keepalive, answered)
 }

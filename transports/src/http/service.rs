@@ -17,7 +17,7 @@ use tooltable::{Principal, Server};
 
 use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
-use super::mcp::connection::Connection;
+use super::mcp::connection::Kept;
 use super::mcp::registry::{Registry, SessionLimits};
 use super::rate_limit::{Caller, RateLimiter};
 use super::{HttpOptions, NestedHandler, RequestGate, api_key, auth, cors, mcp};
@@ -62,12 +62,12 @@ pub struct HttpService<S: Send + Sync + 'static> {
     cx: Arc<HttpContext<S>>,
     part: Part,
     /// On the service of one of `serve`'s connections, what `/mcp` keeps of it between requests.
-    connection: Option<Connection<S>>,
+    kept: Option<Kept<S>>,
 }
 
 impl<S: Send + Sync + 'static> Clone for HttpService<S> {
     fn clone(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: self.part, connection: None }
+        HttpService { cx: Arc::clone(&self.cx), part: self.part, kept: None }
     }
 }
 
@@ -180,24 +180,24 @@ impl<S: Send + Sync + 'static> HttpService<S> {
             closing: AtomicBool::new(false),
             reaper: OnceLock::new(),
         };
-        HttpService { cx: Arc::new(cx), part: Part::Whole, connection: None }
+        HttpService { cx: Arc::new(cx), part: Part::Whole, kept: None }
     }
 
     /// The Streamable HTTP endpoint alone (both eras), answering at whatever path it is mounted.
     pub fn mcp(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: Part::Mcp, connection: None }
+        HttpService { cx: Arc::clone(&self.cx), part: Part::Mcp, kept: None }
     }
 
     /// The REST routes and `openapi.json`, relative to where they are mounted (the document's
     /// `servers` names the prefix given to [`Http::rest_prefix`](super::Http::rest_prefix)).
     pub fn rest(&self) -> Self {
-        HttpService { cx: Arc::clone(&self.cx), part: Part::Rest, connection: None }
+        HttpService { cx: Arc::clone(&self.cx), part: Part::Rest, kept: None }
     }
 
     /// The service of one connection of `serve`'s: it keeps what `/mcp` needs again between the
-    /// connection's requests (see [`Connection`]).
+    /// connection's requests (see [`Kept`]).
     pub(super) fn for_connection(&self) -> Self {
-        HttpService { connection: Some(Connection::default()), ..self.clone() }
+        HttpService { kept: Some(Kept::default()), ..self.clone() }
     }
 
     pub(super) fn options(&self) -> &HttpOptions {
@@ -298,7 +298,7 @@ impl<S: Send + Sync + 'static> HttpService<S> {
                 Target::Mcp => {
                     let context = RequestContext::new(Transport::Http).with_principal(principal);
                     let caller = mcp::Caller { client, context, hangup };
-                    mcp::handle(cx, req, &caller, self.connection.as_ref()).await
+                    mcp::handle(cx, req, &caller, self.kept.as_ref()).await
                 }
                 Target::OpenApi if req.method() == Method::GET => {
                     body::bytes(StatusCode::OK, "application/json", cx.openapi.clone())

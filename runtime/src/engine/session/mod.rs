@@ -36,7 +36,7 @@ use request_map::RequestMap;
 
 /// The session behind a handle; shared with the calls it runs.
 pub(crate) struct SessionCore<S> {
-    /// The key the server knows the session by; none for a session of one stateless call, which
+    /// The key the server knows the session by; none for a session of stateless calls, which
     /// the server's broadcasts have nothing to tell (see [`Session::for_stateless_call`]).
     key: Option<u64>,
     pub(crate) server: Server<S>,
@@ -79,9 +79,10 @@ impl<S: Send + Sync + 'static> Session<S> {
         session
     }
 
-    /// A session for one `tools/call` of the stateless revision
-    /// ([`StatelessCall`](crate::transport::StatelessCall)), its outgoing messages sent to `outbox`,
-    /// which the transport may keep a handle on (to wait for the call's answer, say).
+    /// A session for `tools/call`s of the stateless revision
+    /// ([`StatelessCall`](crate::transport::StatelessCall)), one at a time (see
+    /// [`ready_for_another_call`](Self::ready_for_another_call)), its outgoing messages sent to
+    /// `outbox`, which the transport may keep a handle on (to wait for a call's answer, say).
     /// The server does not count it among the sessions it tells of its changes: a session with no
     /// handshake hears of them only through a `subscriptions/listen`, which a call's session never
     /// serves.

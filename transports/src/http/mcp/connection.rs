@@ -12,15 +12,15 @@ use super::one_call::OneCall;
 use super::registry::{LastSession, Registry, lock};
 
 /// What a connection keeps between its requests.
-pub(crate) struct Connection<S: Send + Sync + 'static> {
+pub(crate) struct Kept<S: Send + Sync + 'static> {
     pub(crate) last_session: LastSession<S>,
     /// The session of its last stateless call, when that call was answered as plain JSON.
     call_session: Mutex<Option<CallSession<S>>>,
 }
 
-impl<S: Send + Sync + 'static> Default for Connection<S> {
+impl<S: Send + Sync + 'static> Default for Kept<S> {
     fn default() -> Self {
-        Connection { last_session: LastSession::default(), call_session: Mutex::new(None) }
+        Kept { last_session: LastSession::default(), call_session: Mutex::new(None) }
     }
 }
 
@@ -31,31 +31,30 @@ pub(crate) struct CallSession<S: Send + Sync + 'static> {
 }
 
 impl<S: Send + Sync + 'static> CallSession<S> {
-    /// A session for the stateless call `id`: the one `connection` kept, when it has one that
+    /// A session for the stateless call `id`: the one its connection `kept`, when it has one that
     /// nothing of its last call holds any more, else a new one. Making a session and dropping it
     /// cost a stateless call more than anything else it does that a session's call does not.
     pub(crate) fn for_call(
-        connection: Option<&Connection<S>>,
+        kept: Option<&Kept<S>>,
         sessions: &Registry<S>,
         server: &Server<S>,
         id: &RequestId,
         streamable: bool,
     ) -> Self {
-        let kept = connection.and_then(|c| lock(&c.call_session).take());
-        if let Some(mut kept) = kept
-            && kept.session.ready_for_another_call()
-            && kept.one_call.again(id.clone(), streamable)
+        if let Some(mut last) = kept.and_then(|k| lock(&k.call_session).take())
+            && last.session.ready_for_another_call()
+            && last.one_call.again(id.clone(), streamable)
         {
-            return kept;
+            return last;
         }
         let one_call = Arc::new(OneCall::new(id.clone(), streamable, sessions.stream_settings()));
         CallSession { session: sessions.call_session(server, &one_call), one_call }
     }
 
-    /// Leaves the session to `connection`'s next stateless call.
-    pub(crate) fn keep(self, connection: Option<&Connection<S>>) {
-        if let Some(connection) = connection {
-            *lock(&connection.call_session) = Some(self);
+    /// Leaves the session to its connection's next stateless call.
+    pub(crate) fn keep(self, kept: Option<&Kept<S>>) {
+        if let Some(kept) = kept {
+            *lock(&kept.call_session) = Some(self);
         }
     }
 }

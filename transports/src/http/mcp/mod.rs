@@ -23,7 +23,7 @@ use tooltable::transport::{RequestContext, SUPPORTED_VERSIONS, StatelessCall};
 use super::body::{self, HttpResponse, RequestBody};
 use super::connections::Hangup;
 use super::{HttpContext, auth};
-use connection::Connection;
+use connection::Kept;
 use headers::{PostHeaders, accepts};
 use registry::{CreateError, HttpSession, LastSession};
 use streams::FirstAnswer;
@@ -46,12 +46,12 @@ pub(crate) struct Caller {
 }
 
 /// Answers a request to `/mcp`.
-/// `connection` is what the request's connection keeps between its requests, when it keeps any.
+/// `kept` is what the request's connection keeps between its requests, when it keeps anything.
 pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
     caller: &Caller,
-    connection: Option<&Connection<S>>,
+    kept: Option<&Kept<S>>,
 ) -> HttpResponse {
     if req.method() != Method::POST
         && let Err(response) = check_version(req.headers())
@@ -59,7 +59,7 @@ pub(crate) async fn handle<S: Send + Sync + 'static, B: RequestBody>(
         return response;
     }
     match *req.method() {
-        Method::POST => post(cx, req, caller, connection).await,
+        Method::POST => post(cx, req, caller, kept).await,
         Method::GET => get(cx, &req, caller),
         Method::DELETE => delete(cx, &req, caller),
         _ => {
@@ -139,7 +139,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     cx: &HttpContext<S>,
     req: Request<B>,
     caller: &Caller,
-    connection: Option<&Connection<S>>,
+    kept: Option<&Kept<S>>,
 ) -> HttpResponse {
     let (head, incoming) = req.into_parts();
     let headers = head.headers;
@@ -161,7 +161,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         Err(response) => return response,
     };
     let bytes = body::without_bom(&bytes);
-    let found = find_session(cx, read.session, caller, connection.map(|c| &c.last_session));
+    let found = find_session(cx, read.session, caller, kept.map(|k| &k.last_session));
     // The hot path: a tool call in an initialized session, read once, from its text. Anything
     // refused on the way takes the path below, which answers it.
     if let Some(http) = &found
@@ -199,7 +199,7 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
         if let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, call.tool()) {
             return refusal;
         }
-        return stateless::call(cx, call, headers, streamable, caller, connection).await;
+        return stateless::call(cx, call, headers, streamable, caller, kept).await;
     }
     let message = match jsonrpc::decode(bytes) {
         Ok(message) => message,

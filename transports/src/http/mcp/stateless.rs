@@ -21,7 +21,7 @@ use tooltable::transport::{
 use super::super::HttpContext;
 use super::super::body::{self, HttpResponse, StreamOwner};
 use super::super::connections::Hangup;
-use super::connection::{CallSession, Connection};
+use super::connection::{CallSession, Kept};
 use super::headers::PostHeaders;
 use super::streams::FirstAnswer;
 use super::{Answered, METHOD_HEADER, NAME_HEADER, VERSION_HEADER, answer_post, exchange, rpc_error};
@@ -83,10 +83,10 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     headers: HeaderMap,
     streamable: bool,
     caller: &super::Caller,
-    connection: Option<&Connection<S>>,
+    kept: Option<&Kept<S>>,
 ) -> HttpResponse {
     let id = call.id().clone();
-    let served = CallSession::for_call(connection, &cx.sessions, &cx.server, &id, streamable);
+    let served = CallSession::for_call(kept, &cx.sessions, &cx.server, &id, streamable);
     served.session.call_stateless(call, &caller.context);
     let answer = served.one_call.answer().await;
     // A stream keeps the session, and the client closing it cancels the call; a call answered as
@@ -94,7 +94,7 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     let owner = match answer {
         Some(FirstAnswer::Stream(_)) => Some(StreamOwner(Arc::new(served.session))),
         Some(FirstAnswer::Json(_)) => {
-            served.keep(connection);
+            served.keep(kept);
             None
         }
         _ => None,

@@ -48,7 +48,8 @@ impl<S: Send + Sync + 'static> CallSession<S> {
             return last;
         }
         let one_call = Arc::new(OneCall::new(id.clone(), streamable, sessions.stream_settings()));
-        CallSession { session: sessions.call_session(server, &one_call), one_call }
+        // In no registry: nothing reaches it but its calls, whose messages go to `one_call`.
+        CallSession { session: Session::for_stateless_call(server, Arc::clone(&one_call)), one_call }
     }
 
     /// Leaves the session to its connection's next stateless call.

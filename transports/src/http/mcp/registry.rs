@@ -13,7 +13,6 @@ use tooltable::transport::{Outbox, Outgoing, Session};
 
 use super::listens::OpenListens;
 use super::logs::{FIRST_GET_WINDOW, LogBudget, Resumable};
-use super::one_call::OneCall;
 use super::streams::{Framing, StreamSettings, Streams};
 
 /// One MCP session served over HTTP.
@@ -232,15 +231,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
             return Err(CreateError::Full { limit: max_sessions, per_client: false });
         }
         // Until its revision is negotiated, the framing every revision's client reads.
-        let (session, streams) = self.session(server, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
-        let http = Arc::new(HttpSession {
-            id,
-            client,
-            session,
-            streams,
-            last_seen: LastSeen::new(),
-            removed: AtomicBool::new(false),
-        });
+        let http = self.session(server, id, client, Framing::Ids, Resumable::AfterFirstGet(FIRST_GET_WINDOW));
         sessions.insert(Arc::clone(&http));
         Ok(http)
     }
@@ -249,21 +240,7 @@ impl<S: Send + Sync + 'static> Registry<S> {
     /// its answer (or its listen stream) is. No GET can name it, so it keeps no events, and its
     /// events carry no id.
     pub(crate) fn ephemeral(&self, server: &Server<S>, client: IpAddr) -> Arc<HttpSession<S>> {
-        let (session, streams) = self.session(server, Framing::Bare, Resumable::Never);
-        Arc::new(HttpSession {
-            id: String::new(),
-            client,
-            session,
-            streams,
-            last_seen: LastSeen::new(),
-            removed: AtomicBool::new(false),
-        })
-    }
-
-    /// A session for one stateless `tools/call` read from its text, with no more than a single call
-    /// needs ([`Session::for_stateless_call`]): in no registry, its messages going to `call`.
-    pub(crate) fn call_session(&self, server: &Server<S>, call: &Arc<OneCall>) -> Session<S> {
-        Session::for_stateless_call(server, Arc::clone(call))
+        self.session(server, String::new(), client, Framing::Bare, Resumable::Never)
     }
 
     /// What its sessions' streams are made with.
@@ -277,10 +254,25 @@ impl<S: Send + Sync + 'static> Registry<S> {
         self.listens.track(http);
     }
 
-    /// A session whose messages go to streams of its own.
-    fn session(&self, server: &Server<S>, framing: Framing, resumable: Resumable) -> (Session<S>, Arc<Mutex<Streams>>) {
+    /// A session of `client` known as `id`, whose messages go to streams of its own.
+    fn session(
+        &self,
+        server: &Server<S>,
+        id: String,
+        client: IpAddr,
+        framing: Framing,
+        resumable: Resumable,
+    ) -> Arc<HttpSession<S>> {
         let streams = Arc::new(Mutex::new(self.stream_settings().streams(framing, resumable)));
-        (Session::new(server, RouteToStreams(Arc::clone(&streams))), streams)
+        let session = Session::new(server, RouteToStreams(Arc::clone(&streams)));
+        Arc::new(HttpSession {
+            id,
+            client,
+            session,
+            streams,
+            last_seen: LastSeen::new(),
+            removed: AtomicBool::new(false),
+        })
     }
 
     /// The session of that id, marked as just used.

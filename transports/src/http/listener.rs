@@ -22,7 +22,6 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let options = service.options().clone();
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut tasks = tokio::task::JoinSet::new();
     let cap = connections::effective_cap(options.max_connections);
     let slots = slots::Slots::new(cap);
@@ -42,7 +41,7 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
         };
         while tasks.try_join_next().is_some() {}
         let (service, slots, refusals) = (service.clone(), Arc::clone(&slots), Arc::clone(&refusals));
-        let (http, watcher, stall_timeout) = (http.clone(), graceful.watcher(), options.stall_timeout);
+        let (http, stall_timeout) = (http.clone(), options.stall_timeout);
         tasks.spawn(async move {
             let Some(slot) = slots.claim().await else {
                 return refusals.refuse(stream);
@@ -66,23 +65,31 @@ pub(super) async fn serve<S: Send + Sync + 'static>(
                     Ok::<_, std::convert::Infallible>(response.map(|body| busy.carrying(body)))
                 }
             });
-            let conn = watcher.watch(http.serve_connection(io, hyper_service));
-            tokio::select! {
-                ended = conn => if let Err(e) = ended {
-                    tracing::debug!("connection ended: {e}");
-                },
-                closed = slot.connection.closed() => match closed {
-                    slots::Closed::ForRoom => tracing::debug!("closed an idle connection to make room"),
-                    slots::Closed::LateHead => tracing::debug!("closed a connection whose request head came late"),
-                },
+            let mut conn = std::pin::pin!(http.serve_connection(io, hyper_service));
+            let ended = match slot.connection.until_closed(conn.as_mut()).await {
+                Ok(ended) => ended,
+                Err(slots::Closed::Shutdown) => {
+                    conn.as_mut().graceful_shutdown();
+                    conn.await
+                }
+                Err(slots::Closed::ForRoom) => return tracing::debug!("closed an idle connection to make room"),
+                Err(slots::Closed::LateHead) => {
+                    return tracing::debug!("closed a connection whose request head came late");
+                }
+            };
+            if let Err(e) = ended {
+                tracing::debug!("connection ended: {e}");
             }
         });
     }
     drop(listener);
     sweep.abort();
-    // Standalone event streams never end by themselves: close them; requests in flight finish.
+    // Standalone event streams never end by themselves: close them; requests in flight finish,
+    // then their connections close.
     service.shutdown();
-    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
+    slots.shut_down();
+    let finished = async { while tasks.join_next().await.is_some() {} };
+    if tokio::time::timeout(grace, finished).await.is_err() {
         tracing::warn!("shutdown grace period over; dropping the connections still open");
         tasks.abort_all();
     }

@@ -6,8 +6,9 @@
 //! A connection that waits too long for a request's head is closed too ([`Slots::close_late_heads`]).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -21,6 +22,9 @@ const EVICTION_WAIT: Duration = Duration::from_millis(200);
 pub(super) struct Slots {
     free: Arc<Semaphore>,
     open: Mutex<HashMap<u64, Arc<Connection>>>,
+    /// Set (under `open`'s lock) once the server shuts down: a connection placed from then on is
+    /// closed at once.
+    shutting_down: AtomicBool,
     next_id: AtomicU64,
     epoch: Instant,
 }
@@ -46,6 +50,9 @@ pub(super) enum Closed {
     ForRoom,
     /// Its request's head did not come within the header timeout.
     LateHead,
+    /// The server is shutting down: the request in flight is answered, then the connection
+    /// closes.
+    Shutdown,
 }
 
 /// A connection's place under the cap, given back when it drops.
@@ -60,6 +67,7 @@ impl Slots {
         Arc::new(Slots {
             free: Arc::new(Semaphore::new(cap)),
             open: Mutex::new(HashMap::new()),
+            shutting_down: AtomicBool::new(false),
             next_id: AtomicU64::new(0),
             epoch: Instant::now(),
         })
@@ -101,6 +109,15 @@ impl Slots {
         }
     }
 
+    /// Closes every connection for the shutdown, and every connection placed from now on.
+    pub(super) fn shut_down(&self) {
+        let open = self.lock();
+        self.shutting_down.store(true, Ordering::Release);
+        for connection in open.values() {
+            connection.close(Closed::Shutdown);
+        }
+    }
+
     fn place(self: &Arc<Self>, permit: OwnedSemaphorePermit) -> Slot {
         let connection = Arc::new(Connection {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
@@ -112,7 +129,12 @@ impl Slots {
             epoch: self.epoch,
         });
         connection.mark_idle();
-        self.lock().insert(connection.id, Arc::clone(&connection));
+        let mut open = self.lock();
+        if self.shutting_down.load(Ordering::Acquire) {
+            connection.close(Closed::Shutdown);
+        }
+        open.insert(connection.id, Arc::clone(&connection));
+        drop(open);
         Slot { slots: Arc::clone(self), connection, _permit: permit }
     }
 
@@ -128,10 +150,25 @@ impl Drop for Slot {
 }
 
 impl Connection {
-    /// Resolves when the connection is closed from outside, with the reason.
-    pub(super) async fn closed(&self) -> Closed {
-        self.closing.notified().await;
-        self.closed_because.get().copied().unwrap_or(Closed::ForRoom)
+    /// Runs `work` (the connection's serving) to its end, or until the connection is closed from
+    /// outside: the reason, `work` left unfinished. The close is polled only once it was made:
+    /// polling a `Notify` on every wake of a busy connection cost more than the rest of the
+    /// connection's bookkeeping.
+    pub(super) async fn until_closed<F: Future + Unpin>(&self, mut work: F) -> Result<F::Output, Closed> {
+        let mut closed = std::pin::pin!(self.closing.notified());
+        let mut waiting = false;
+        std::future::poll_fn(|cx| {
+            // The first poll leaves the task's waker with the notification; `close` records its
+            // reason before it notifies, so the task, woken, finds the reason set.
+            if !waiting || self.closed_because.get().is_some() {
+                waiting = true;
+                if closed.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Err(self.closed_because.get().copied().unwrap_or(Closed::ForRoom)));
+                }
+            }
+            Pin::new(&mut work).poll(cx).map(Ok)
+        })
+        .await
     }
 
     fn close(&self, because: Closed) {
@@ -265,7 +302,7 @@ mod tests {
             let slots = Arc::clone(slots);
             async move { slots.claim().await }
         });
-        assert_eq!(victim.connection.closed().await, Closed::ForRoom);
+        assert_eq!(victim.connection.until_closed(std::future::pending::<()>()).await, Err(Closed::ForRoom));
         drop(victim);
         claiming.await.unwrap()
     }
@@ -286,6 +323,30 @@ mod tests {
         let second = newest.connection.begin();
         assert!(slots.claim().await.is_none(), "every connection is busy: nothing to close");
         drop((request, second));
+    }
+
+    #[tokio::test]
+    async fn a_shutdown_closes_the_open_connections_and_the_ones_placed_after_it() {
+        let slots = Slots::new(4);
+        let open = slots.claim().await.expect("a free slot");
+        let served = open.connection.until_closed(std::future::ready(7)).await;
+        assert_eq!(served, Ok(7), "work that ends is not cut short");
+        slots.shut_down();
+        let waiting = open.connection.until_closed(std::future::pending::<()>()).await;
+        assert_eq!(waiting, Err(Closed::Shutdown));
+        let late = slots.claim().await.expect("a free slot");
+        assert_eq!(late.connection.until_closed(std::future::pending::<()>()).await, Err(Closed::Shutdown));
+    }
+
+    #[tokio::test]
+    async fn a_close_wakes_the_connection_serving() {
+        let slots = Slots::new(1);
+        let slot = slots.claim().await.expect("a free slot");
+        let connection = Arc::clone(&slot.connection);
+        let serving = tokio::spawn(async move { connection.until_closed(std::future::pending::<()>()).await });
+        tokio::task::yield_now().await;
+        slots.close_late_heads(Duration::ZERO);
+        assert_eq!(serving.await.unwrap(), Err(Closed::LateHead));
     }
 
     #[tokio::test]

@@ -191,6 +191,32 @@ async fn shutdown_lets_a_running_call_finish() {
 }
 
 #[tokio::test]
+async fn shutdown_closes_idle_connections_at_once() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = start(HttpOptions { shutdown_grace: Duration::from_secs(30), ..HttpOptions::default() }).await;
+    // One connection that never sent a request, one kept alive after its first.
+    let mut silent = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let mut kept = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{ping}",
+        ping.len()
+    );
+    kept.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = vec![0; 4096];
+    let n = kept.read(&mut answer).await.unwrap();
+    assert!(String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 400"), "answered, connection kept");
+    let begun = std::time::Instant::now();
+    drop(s.stop.take());
+    tokio::time::timeout(Duration::from_secs(5), &mut s.done).await.expect("the server stopped").unwrap().unwrap();
+    assert!(begun.elapsed() < Duration::from_secs(5), "no wait for the grace period: {:?}", begun.elapsed());
+    for stream in [&mut silent, &mut kept] {
+        let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut answer)).await.expect("closed");
+        assert!(matches!(read, Ok(0) | Err(_)), "the connection was closed: {read:?}");
+    }
+}
+
+#[tokio::test]
 async fn arguments_nested_too_deep_are_a_tool_error() {
     let s = start(HttpOptions::default()).await;
     let session = initialize(s.addr).await;

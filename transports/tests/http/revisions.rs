@@ -306,6 +306,18 @@ async fn stateless_call(
     arguments: Value,
     progress: bool,
 ) -> (u16, String, String) {
+    stateless_call_named(sender, addr, tool, tool, arguments, progress).await
+}
+
+/// [`stateless_call`] whose `Mcp-Name` header is `name_header`.
+async fn stateless_call_named(
+    sender: &mut hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+    addr: SocketAddr,
+    tool: &str,
+    name_header: &str,
+    arguments: Value,
+    progress: bool,
+) -> (u16, String, String) {
     let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -320,7 +332,7 @@ async fn stateless_call(
         .header("content-type", "application/json")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
+        .header("mcp-name", name_header)
         .body(Full::new(Bytes::from(call.to_string())))
         .unwrap();
     let response = sender.send_request(req).await.unwrap();
@@ -356,4 +368,24 @@ async fn a_connection_s_stateless_calls_are_each_answered_for_themselves() {
     let (_, kind, body) = stateless_call(&mut sender, s.addr, "create_thing", json!({ "name": "c" }), false).await;
     assert_eq!((kind.as_str(), tool_result(&json(&body))), ("application/json", json!({ "created": "c" })));
     assert_eq!(json(&body)["id"], 1);
+}
+
+#[tokio::test]
+async fn a_stateless_call_s_name_header_is_the_tool_s_name_as_is_or_base64_wrapped() {
+    let s = start(HttpOptions::default()).await;
+    let stream = TcpStream::connect(s.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(conn);
+    let json = |body: &str| serde_json::from_str::<Value>(body).unwrap();
+    let args = || json!({ "name": "n" });
+    // "create_thing", Base64-wrapped.
+    for header in ["create_thing", "=?base64?Y3JlYXRlX3RoaW5n?="] {
+        let (status, _, body) = stateless_call_named(&mut sender, s.addr, "create_thing", header, args(), false).await;
+        assert_eq!((status, tool_result(&json(&body))), (200, json!({ "created": "n" })), "{header}: {body}");
+    }
+    // Another tool's name, plain or wrapped, and a wrapped form that names nothing: refused.
+    for header in ["slow", "=?base64?c2xvdw==?=", "=?base64?Y3JlYXRlX3RoaW5n"] {
+        let (status, _, body) = stateless_call_named(&mut sender, s.addr, "create_thing", header, args(), false).await;
+        assert_eq!((status, json(&body)["error"]["code"].clone()), (400, json!(-32020)), "{header}: {body}");
+    }
 }

@@ -112,9 +112,14 @@ pub(super) fn mirrors<S: Send + Sync + 'static>(
 ) -> bool {
     // Bytes equal to a version or method, which are visible ASCII, are as valid as those are.
     let is = |value: Option<&HeaderValue>, expected: &str| value.is_some_and(|v| v.as_bytes() == expected.as_bytes());
+    // A tool's name (the lookup below makes sure it is one) is plain ASCII, never Base64-wrapped:
+    // a header equal to it names it as it is, and only another needs decoding.
+    let names = |value: Option<&HeaderValue>| {
+        is(value, call.tool()) || visible(value).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
+    };
     is(headers.version, call.version())
         && is(headers.method, "tools/call")
-        && visible(headers.name).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
+        && names(headers.name)
         && cx.server.table().get(call.tool()).is_some_and(|tool| tool.marked_headers.is_empty())
 }
 

@@ -191,10 +191,21 @@ async fn exchange(server: &Server<()>, phase: u8, lines: &[Vec<u8>]) -> Result<(
     Ok(())
 }
 
-/// A valid message numbered `id`, mutated three times in four.
+/// A valid message numbered `id`, written half the time as the TypeScript SDK orders it (its
+/// `jsonrpc` and `id` last), mutated three times in four.
 fn message(rng: &mut fuzz::Rng, id: i64, with_meta: bool) -> Vec<u8> {
-    let text = fuzz::pick(rng, &valid(id, with_meta)).to_string().into_bytes();
+    let picked = fuzz::pick(rng, &valid(id, with_meta));
+    let written = if rng.u8(..2) == 0 { envelope_last(&picked) } else { picked };
+    let text = written.to_string().into_bytes();
     if rng.u8(..4) == 0 { text } else { fuzz::mutate(rng, &text) }
+}
+
+/// The message with its `jsonrpc` and `id` moved after its other members.
+fn envelope_last(message: &Value) -> Value {
+    let Value::Object(members) = message else { return message.clone() };
+    let envelope = |key: &str| matches!(key, "jsonrpc" | "id");
+    let (first, last): (Vec<_>, Vec<_>) = members.iter().partition(|(key, _)| !envelope(key));
+    Value::Object(first.into_iter().chain(last).map(|(key, value)| (key.clone(), value.clone())).collect())
 }
 
 fn show(lines: &[Vec<u8>]) -> String {
@@ -225,6 +236,25 @@ async fn arbitrary_lines_get_one_answer_per_readable_request() {
         exchange(&server, phase, &lines)
             .await
             .unwrap_or_else(|why| panic!("case {case} (seed {seed:#x}), phase {phase}: {why}\n{}", show(&lines)));
+    }
+}
+
+#[tokio::test]
+async fn a_call_is_answered_alike_however_its_members_are_ordered_and_spaced() {
+    // The two orders clients write are read from their constant parts, the others as values.
+    let server = server();
+    let params = r#"{"name":"add","arguments":{"a":2,"b":40}}"#;
+    let lines = [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#),
+        format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":1}}"#),
+        format!(r#"{{"id":1,"jsonrpc":"2.0","params":{params},"method":"tools/call"}}"#),
+        format!(r#"{{ "method": "tools/call", "params": {params}, "jsonrpc": "2.0", "id": 1 }}"#),
+    ];
+    let expected = json!({ "jsonrpc": "2.0", "id": 1, "result": { "content": [{ "type": "text", "text": "42" }], "isError": false } });
+    for line in lines {
+        let mut peer = Peer::initialized(&server, json!({}));
+        peer.session.handle_bytes(line.as_bytes(), &support::CONTEXT);
+        assert_eq!(peer.response(1).await, expected, "{line}");
     }
 }
 

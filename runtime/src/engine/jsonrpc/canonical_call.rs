@@ -1,21 +1,26 @@
-//! A `tools/call` written the way clients write one (`jsonrpc`, an integer `id`, `method`, then
-//! `params` with `name` and `arguments`, compact, in that order), recognized by its constant
-//! parts: only the id, the name and the arguments are read. Anything else, and anything in those
-//! three that is out of the ordinary (an id not of a few digits, a name with an escape), is left
-//! to [`raw_request::read`](super::raw_request::read), which reads the same message alike.
+//! A `tools/call` written the way clients write one, recognized by its constant parts: only the
+//! id, the name and the arguments are read. Clients write one of two orders, compact:
+//! `jsonrpc`, an integer `id`, `method`, then `params` (the Python SDK, rmcp, tooltable's client),
+//! or `method`, `params`, then `jsonrpc` and `id` (the TypeScript SDK, which most hosts embed);
+//! `params` hold `name` and `arguments`, in that order, then what the caller names. Anything
+//! else, and anything in those three that is out of the ordinary (an id not of a few digits, a
+//! name with an escape), is left to [`raw_request::read`](super::raw_request::read), which reads
+//! the same message alike.
 
 use serde_json::value::RawValue;
 
 use super::RequestId;
 
-/// What the message is, up to its id.
-const OPENING: &str = r#"{"jsonrpc":"2.0","id":"#;
+/// The envelope first, up to the id.
+const ENVELOPE_FIRST: &str = r#"{"jsonrpc":"2.0","id":"#;
 /// From the id to the tool's name.
 const TOOLS_CALL: &str = r#","method":"tools/call","params":{"name":""#;
+/// The method first, up to the tool's name.
+const METHOD_FIRST: &str = r#"{"method":"tools/call","params":{"name":""#;
 /// From the name to the arguments.
 const ARGUMENTS: &str = r#"","arguments":"#;
-/// After the arguments: the ends of the params and of the message.
-const CLOSING: &str = "}}";
+/// The envelope last: from the params' end to the id.
+const ENVELOPE_LAST: &str = r#","jsonrpc":"2.0","id":"#;
 
 /// Ids of up to this many digits fit an `i64` whatever they are.
 const ID_DIGITS: usize = 18;
@@ -30,28 +35,37 @@ pub(crate) struct CanonicalCall<'a> {
     pub(crate) arguments: &'a RawValue,
 }
 
-/// The call, when the message is one written this way.
+/// The call, when the message is one written this way, its params `name` and `arguments` alone.
 pub(crate) fn read(bytes: &[u8]) -> Option<CanonicalCall<'_>> {
-    read_closed_by(bytes, CLOSING)
+    read_ending(bytes, "}")
 }
 
-/// The call, when the message is one written this way with `closing` after its arguments (the
-/// rest of its params, constant too, then the ends of the params and of the message).
-pub(crate) fn read_closed_by<'a>(bytes: &'a [u8], closing: &str) -> Option<CanonicalCall<'a>> {
+/// The call, when the message is one written this way with `params_end` after its arguments:
+/// the rest of its params, constant too, and the params' closing brace.
+pub(crate) fn read_ending<'a>(bytes: &'a [u8], params_end: &str) -> Option<CanonicalCall<'a>> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let rest = text.strip_prefix(OPENING)?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let (id, rest) = rest.split_at(digits);
+    let (id, named) = match text.strip_prefix(ENVELOPE_FIRST) {
+        Some(rest) => {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let (id, rest) = rest.split_at(digits);
+            (id, rest.strip_prefix(TOOLS_CALL)?.strip_suffix('}')?)
+        }
+        None => {
+            let rest = text.strip_prefix(METHOD_FIRST)?.strip_suffix('}')?;
+            let digits = rest.bytes().rev().take_while(u8::is_ascii_digit).count();
+            let (rest, id) = rest.split_at(rest.len() - digits);
+            (id, rest.strip_suffix(ENVELOPE_LAST)?)
+        }
+    };
     // JSON has no leading zeros.
     if !(1..=ID_DIGITS).contains(&id.len()) || (id.len() > 1 && id.starts_with('0')) {
         return None;
     }
     let id = RequestId::Number(id.parse().ok()?);
-    let rest = rest.strip_prefix(TOOLS_CALL)?;
     // The name ends at its closing quote; an escape or a control character is left to serde.
-    let end = rest.bytes().position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
-    let (name, rest) = rest.split_at(end);
-    let arguments = rest.strip_prefix(ARGUMENTS)?.strip_suffix(closing)?;
+    let end = named.bytes().position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    let (name, rest) = named.split_at(end);
+    let arguments = rest.strip_prefix(ARGUMENTS)?.strip_suffix(params_end)?;
     if !arguments.starts_with('{') || !arguments.ends_with('}') {
         return None;
     }
@@ -65,38 +79,61 @@ mod tests {
     use super::*;
 
     fn call(id: &str, name: &str, arguments: &str) -> String {
-        format!(r#"{OPENING}{id}{TOOLS_CALL}{name}{ARGUMENTS}{arguments}{CLOSING}"#)
+        format!(r#"{ENVELOPE_FIRST}{id}{TOOLS_CALL}{name}{ARGUMENTS}{arguments}}}}}"#)
+    }
+
+    fn method_first(id: &str, name: &str, arguments: &str) -> String {
+        format!(r#"{METHOD_FIRST}{name}{ARGUMENTS}{arguments}}}{ENVELOPE_LAST}{id}}}"#)
     }
 
     #[test]
-    fn reads_a_call_written_the_usual_way() {
-        let line = call("42", "add_numbers", r#"{"a":1,"b":{"c":"}}"}}"#);
-        let read = read(line.as_bytes()).unwrap();
+    fn reads_a_call_written_either_usual_way() {
+        let arguments = r#"{"a":1,"b":{"c":"}},\"jsonrpc\":\"2.0\",\"id\":7}"}}"#;
+        for line in [call("42", "add_numbers", arguments), method_first("42", "add_numbers", arguments)] {
+            let read = read(line.as_bytes()).unwrap();
+            assert_eq!((read.id, read.name, read.arguments.get()), (RequestId::Number(42), "add_numbers", arguments));
+            let as_value: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(as_value["params"]["arguments"], serde_json::from_str::<serde_json::Value>(arguments).unwrap());
+        }
         assert_eq!(
-            (read.id, read.name, read.arguments.get()),
-            (RequestId::Number(42), "add_numbers", r#"{"a":1,"b":{"c":"}}"}}"#)
+            method_first("7", "t", "{}"),
+            r#"{"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":7}"#
         );
     }
 
     #[test]
+    fn reads_what_follows_the_arguments_as_the_caller_says() {
+        let meta = r#","_meta":{"k":1}}"#;
+        let line = format!(r#"{METHOD_FIRST}t{ARGUMENTS}{{}}{meta}{ENVELOPE_LAST}3}}"#);
+        assert_eq!(read_ending(line.as_bytes(), meta).map(|c| c.id), Some(RequestId::Number(3)));
+        assert!(read(line.as_bytes()).is_none(), "a member after the arguments is no usual call's");
+    }
+
+    #[test]
     fn leaves_the_rest_to_serde() {
-        let others = [
-            call("01", "add", "{}"),
-            call("", "add", "{}"),
-            call("-1", "add", "{}"),
-            call("1234567890123456789", "add", "{}"),
-            call("1", r"a\u0062", "{}"),
-            call("1", "a\tb", "{}"),
-            call("1", "add", "[1]"),
-            call("1", "add", "{} "),
-            call("1", "add", r#"{"a":1,}"#),
-            call("1", "add", r#"{"a":1}}{"b":2"#),
-            format!("{} ", call("1", "add", "{}")),
-            call("1", "add", "{}").replace(r#""2.0""#, r#""1.0""#),
-        ];
-        for line in others {
-            assert!(read(line.as_bytes()).is_none(), "{line}");
+        for write in [call, method_first] {
+            let others = [
+                write("01", "add", "{}"),
+                write("", "add", "{}"),
+                write("-1", "add", "{}"),
+                write("1234567890123456789", "add", "{}"),
+                write("1", r"a\u0062", "{}"),
+                write("1", "a\tb", "{}"),
+                write("1", "add", "[1]"),
+                write("1", "add", "{} "),
+                write("1", "add", r#"{"a":1,}"#),
+                write("1", "add", r#"{"a":1}}{"b":2"#),
+                write("1", "add", r#"{"a":1}},"jsonrpc":"2.0","id":2},"x":{"y":1"#),
+                format!("{} ", write("1", "add", "{}")),
+                write("1", "add", "{}").replace(r#""2.0""#, r#""1.0""#),
+                write("1", "add", "{}").replace("tools/call", "tools/list"),
+            ];
+            for line in others {
+                assert!(read(line.as_bytes()).is_none(), "{line}");
+            }
         }
         assert!(read(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\",\"arguments\":{}}}").is_none());
+        let two_ids = r#"{"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":1,"id":2}"#;
+        assert!(read(two_ids.as_bytes()).is_none());
     }
 }

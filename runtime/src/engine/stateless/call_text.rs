@@ -25,10 +25,11 @@ use crate::engine::jsonrpc::{canonical_call, raw_request};
 use crate::engine::methods::tool_call;
 use crate::engine::table::Arguments;
 
-/// What follows the arguments of a call written the way clients write one, its parts in the
-/// usual order (see [`canonical_call`]): a `_meta` of the revision with no client capability.
-/// Such a call's method, tool and revision are then read as the constant text they are.
-const CANONICAL_CLOSING: &str = r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+/// What follows the arguments of a call written the way clients write one, its parts in one of
+/// the usual orders (see [`canonical_call`]), to the end of its params: a `_meta` of the revision
+/// with no client capability. Such a call's method, tool and revision are then read as the
+/// constant text they are.
+const USUAL_META: &str = r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#;
 
 /// A `tools/call` of revision 2026-07-28 read from its text; handled by
 /// [`Session::call_stateless`](crate::engine::session::Session::call_stateless).
@@ -47,7 +48,7 @@ impl<'a> StatelessCall<'a> {
     /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind; `None` for
     /// anything else, which [`decode`](crate::transport::jsonrpc::decode) then reads.
     pub fn read(bytes: &'a [u8]) -> Option<Self> {
-        if let Some(call) = canonical_call::read_closed_by(bytes, CANONICAL_CLOSING) {
+        if let Some(call) = canonical_call::read_ending(bytes, USUAL_META) {
             let arguments = tool_call::checked(Some(call.arguments)).ok()?;
             return Some(StatelessCall {
                 id: call.id,
@@ -225,19 +226,26 @@ mod tests {
     #[test]
     fn a_call_written_the_usual_way_reads_as_serde_reads_it() {
         let usual = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        assert!(canonical_call::read_closed_by(usual.as_bytes(), CANONICAL_CLOSING).is_some());
+        // The same call as the TypeScript SDK orders it, the method first and the id last.
+        let method_first = format!(
+            r#"{{"method":"tools/call","params":{},"jsonrpc":"2.0","id":7}}"#,
+            &usual[usual.find(r#"{"name""#).unwrap()..usual.len() - 1]
+        );
+        for text in [usual, method_first.as_str()] {
+            assert!(canonical_call::read_ending(text.as_bytes(), USUAL_META).is_some(), "{text}");
+        }
         // The same call with a space: no longer the usual text, read by serde.
         let spaced = usual.replace(r#""arguments":{"a":1}"#, r#""arguments": {"a":1}"#);
-        assert!(canonical_call::read_closed_by(spaced.as_bytes(), CANONICAL_CLOSING).is_none());
-        for text in [usual, spaced.as_str()] {
+        assert!(canonical_call::read_ending(spaced.as_bytes(), USUAL_META).is_none());
+        for text in [usual, method_first.as_str(), spaced.as_str()] {
             let call = StatelessCall::read(text.as_bytes()).unwrap();
             assert_eq!((call.id(), call.tool(), call.version()), (&RequestId::Number(7), "add", STATELESS_VERSIONS[0]));
             assert_eq!(call.arguments_text.map(|a| a.get().trim_start()), Some(r#"{"a":1}"#));
             assert_eq!((&call.client_capabilities, call.log_level), (&Value::Object(Map::new()), None));
         }
         assert_eq!(
-            CANONICAL_CLOSING,
-            format!(r#","_meta":{{"{PROTOCOL_VERSION}":"2026-07-28","{CLIENT_CAPABILITIES}":{{}}}}}}}}"#)
+            USUAL_META,
+            format!(r#","_meta":{{"{PROTOCOL_VERSION}":"2026-07-28","{CLIENT_CAPABILITIES}":{{}}}}}}"#)
         );
     }
 }

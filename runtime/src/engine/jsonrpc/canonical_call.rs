@@ -43,6 +43,20 @@ pub(crate) fn read(bytes: &[u8]) -> Option<CanonicalCall<'_>> {
 /// The call, when the message is one written this way with `params_end` after its arguments:
 /// the rest of its params, constant too, and the params' closing brace.
 pub(crate) fn read_ending<'a>(bytes: &'a [u8], params_end: &str) -> Option<CanonicalCall<'a>> {
+    let (id, name, rest) = read_parts(bytes)?;
+    let arguments = rest.strip_suffix(params_end)?;
+    if !arguments.starts_with('{') || !arguments.ends_with('}') {
+        return None;
+    }
+    // One JSON value, nothing after it: read over as the whole message's reader reads it.
+    let arguments = serde_json::from_str(arguments).ok()?;
+    Some(CanonicalCall { id, name, arguments })
+}
+
+/// The id, the tool's name, and the rest of the params as text (from the arguments to the
+/// params' closing brace), when the message is written this way up to its arguments; the rest
+/// is for the caller to read.
+pub(crate) fn read_parts(bytes: &[u8]) -> Option<(RequestId, &str, &str)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let (id, named) = match text.strip_prefix(ENVELOPE_FIRST) {
         Some(rest) => {
@@ -65,13 +79,7 @@ pub(crate) fn read_ending<'a>(bytes: &'a [u8], params_end: &str) -> Option<Canon
     // The name ends at its closing quote; an escape or a control character is left to serde.
     let end = named.bytes().position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
     let (name, rest) = named.split_at(end);
-    let arguments = rest.strip_prefix(ARGUMENTS)?.strip_suffix(params_end)?;
-    if !arguments.starts_with('{') || !arguments.ends_with('}') {
-        return None;
-    }
-    // One JSON value, nothing after it: read over as the whole message's reader reads it.
-    let arguments = serde_json::from_str(arguments).ok()?;
-    Some(CanonicalCall { id, name, arguments })
+    Some((id, name, rest.strip_prefix(ARGUMENTS)?))
 }
 
 #[cfg(test)]

@@ -222,7 +222,7 @@ impl<S: Send + Sync + 'static> CallSide for CallScope<S> {
 
     fn client_capabilities(&self) -> Value {
         match &self.era {
-            RequestEra::Stateless(meta) => meta.client_capabilities.clone(),
+            RequestEra::Stateless(meta) => Value::clone(&meta.client_capabilities),
             RequestEra::Handshake => self.session.client_capabilities(),
         }
     }

@@ -61,7 +61,7 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// Handles a call [`StatelessCall::read`] read, as [`handle`](Self::handle) handles its
     /// message decoded: in its own era on a session with no handshake (as a request of the
     /// stateless revision is served), in the session's after one.
-    pub fn call_stateless(&self, mut call: StatelessCall<'_>, context: &RequestContext) {
+    pub fn call_stateless(&self, call: StatelessCall<'_>, context: &RequestContext) {
         let era = match self.is_initialized() {
             true => RequestEra::Handshake,
             false => call.era(),

@@ -7,8 +7,9 @@
 //! server does not speak) is left to [`decode`](crate::engine::jsonrpc::decode) and
 //! [`Session::handle`](crate::engine::session::Session::handle), which answer it as ever.
 
+use std::cell::RefCell;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde::de::{Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -25,6 +26,9 @@ use crate::engine::jsonrpc::{canonical_call, raw_request};
 use crate::engine::methods::tool_call;
 use crate::engine::table::Arguments;
 
+/// The member that follows a call's arguments, whatever its `_meta` holds.
+const META_MEMBER: &str = r#","_meta":"#;
+
 /// What follows the arguments of a call written the way clients write one, its parts in one of
 /// the usual orders (see [`canonical_call`]), to the end of its params: a `_meta` of the revision
 /// with no client capability. Such a call's method, tool and revision are then read as the
@@ -40,7 +44,7 @@ pub struct StatelessCall<'a> {
     arguments_text: Option<&'a RawValue>,
     pub(crate) arguments: Option<Arguments>,
     version: &'static str,
-    client_capabilities: Value,
+    client_capabilities: Arc<Value>,
     log_level: Option<LogLevel>,
 }
 
@@ -56,12 +60,27 @@ impl<'a> StatelessCall<'a> {
                 arguments_text: Some(call.arguments),
                 arguments,
                 version: STATELESS_VERSIONS[0],
-                client_capabilities: Value::Object(Map::new()),
+                client_capabilities: Arc::clone(&NO_CAPABILITIES),
                 log_level: None,
             });
         }
+        // Its envelope, name and arguments as usual, its `_meta` another client's: the `_meta`
+        // alone is read with serde.
+        if let Some(call) = canonical_call::read_parts(bytes).and_then(|(id, name, params)| {
+            let mut values = serde_json::Deserializer::from_str(params).into_iter::<&RawValue>();
+            let arguments = values.next()?.ok()?;
+            let meta = params[values.byte_offset()..].strip_prefix(META_MEMBER)?.strip_suffix('}')?;
+            Self::of(id, name, Some(arguments), serde_json::from_str(meta).ok()?)
+        }) {
+            return Some(call);
+        }
         let call = raw_request::read::<Params>(bytes, "tools/call")?;
-        let Params { name, arguments: arguments_text, meta } = call.params;
+        let Params { name, arguments, meta } = call.params;
+        Self::of(call.id, name, arguments, meta)
+    }
+
+    /// The call of these parts, when they are of the usual kind.
+    fn of(id: RequestId, name: &'a str, arguments_text: Option<&'a RawValue>, meta: Meta<'a>) -> Option<Self> {
         let version = STATELESS_VERSIONS.iter().copied().find(|v| *v == meta.version)?;
         let log_level = match meta.log_level {
             Some(level) => Some(LogLevel::parse(level)?),
@@ -73,7 +92,7 @@ impl<'a> StatelessCall<'a> {
         }
         let arguments = tool_call::checked(arguments_text).ok()?;
         let client_capabilities = capabilities(meta.client_capabilities)?;
-        Some(StatelessCall { id: call.id, name, arguments_text, arguments, version, client_capabilities, log_level })
+        Some(StatelessCall { id, name, arguments_text, arguments, version, client_capabilities, log_level })
     }
 
     /// The request's id.
@@ -92,12 +111,12 @@ impl<'a> StatelessCall<'a> {
     }
 
     /// The era of the request, as [`request_era`](super::request_era) reads it from the
-    /// request's value; the client capabilities move there.
-    pub(crate) fn era(&mut self) -> RequestEra {
+    /// request's value.
+    pub(crate) fn era(&self) -> RequestEra {
         let bound = BoundRequest::call(self.name, self.arguments_text.map(RawValue::get));
         RequestEra::Stateless(Arc::new(RequestMeta {
             version: self.version,
-            client_capabilities: std::mem::take(&mut self.client_capabilities),
+            client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
             cacheable: false,
             input: Some(RoundInput::first(bound)),
@@ -111,16 +130,40 @@ impl fmt::Debug for StatelessCall<'_> {
     }
 }
 
-/// The client capabilities, an object read as a value would read it: most clients declare none.
-fn capabilities(text: &RawValue) -> Option<Value> {
-    match text.get() {
-        "{}" => Some(Value::Object(Map::new())),
-        // Within the params' `_meta`: level 3 of the message.
-        text_of if text_of.starts_with('{') && raw_request::reads_as_value(text, 3) => {
-            serde_json::from_str::<Map<String, Value>>(text_of).ok().map(Value::Object)
-        }
-        _ => None,
+/// Capabilities written longer than this are read every time, not kept.
+const KEPT_CAPABILITIES: usize = 4096;
+
+thread_local! {
+    /// The client capabilities this thread read last, with their text: a client sends the same
+    /// ones with every request, and reading them into a value (a map, a string for each name)
+    /// cost more than reading the rest of the call.
+    static LAST_CAPABILITIES: RefCell<Option<(Box<str>, Arc<Value>)>> = const { RefCell::new(None) };
+}
+
+/// The capabilities of a client that declares none.
+static NO_CAPABILITIES: LazyLock<Arc<Value>> = LazyLock::new(|| Arc::new(Value::Object(Map::new())));
+
+/// The client capabilities, an object read as a value would read it: most clients declare none,
+/// and the others the same ones in each request.
+fn capabilities(raw: &RawValue) -> Option<Arc<Value>> {
+    let text = raw.get();
+    if text == "{}" {
+        return Some(Arc::clone(&NO_CAPABILITIES));
     }
+    let kept = LAST_CAPABILITIES
+        .with_borrow(|last| last.as_ref().filter(|(kept, _)| **kept == *text).map(|(_, value)| Arc::clone(value)));
+    if kept.is_some() {
+        return kept;
+    }
+    // Within the params' `_meta`: level 3 of the message.
+    if !text.starts_with('{') || !raw_request::reads_as_value(raw, 3) {
+        return None;
+    }
+    let read = Arc::new(Value::Object(serde_json::from_str::<Map<String, Value>>(text).ok()?));
+    if text.len() <= KEPT_CAPABILITIES {
+        LAST_CAPABILITIES.set(Some((text.into(), Arc::clone(&read))));
+    }
+    Some(read)
 }
 
 /// The params of a call of the usual kind; anything else fails to read.
@@ -223,6 +266,51 @@ impl<'de> Visitor<'de> for MetaVisitor {
 mod tests {
     use super::*;
 
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_call_with_a_meta_of_its_own_reads_as_serde_reads_it() {
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"x":{"_meta":{"y":1}}}}"#;
+        let arguments = [r#"{"a":1}"#, r#"{"a":{"b":1,"_meta":{"c":2}}}"#];
+        for arguments in arguments {
+            let params = format!(r#"{{"name":"add","arguments":{arguments},"_meta":{meta}}}"#);
+            let lines = [
+                format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":7}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#),
+                format!(r#"{{"params":{params},"method":"tools/call","id":7,"jsonrpc":"2.0"}}"#),
+            ];
+            for line in &lines {
+                let call = StatelessCall::read(line.as_bytes()).unwrap_or_else(|| panic!("{line}"));
+                assert_eq!((call.id(), call.tool()), (&RequestId::Number(7), "add"));
+                assert_eq!(call.arguments_text.map(RawValue::get), Some(arguments));
+                let capabilities = serde_json::json!({ "sampling": {}, "x": { "_meta": { "y": 1 } } });
+                assert_eq!(*call.client_capabilities, capabilities);
+            }
+        }
+        // A `_meta` the era refuses is refused whichever way it is read.
+        let progress = r#"{"method":"tools/call","params":{"name":"add","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1}},"jsonrpc":"2.0","id":7}"#;
+        assert!(StatelessCall::read(progress.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn capabilities_sent_again_are_read_once() {
+        let declared = raw(r#"{"sampling":{},"roots":{"listChanged":false}}"#);
+        let first = capabilities(&declared).unwrap();
+        assert_eq!(*first, serde_json::json!({ "sampling": {}, "roots": { "listChanged": false } }));
+        assert!(Arc::ptr_eq(&first, &capabilities(&declared).unwrap()), "the same text, the value read before");
+        let other = capabilities(&raw(r#"{"elicitation":{}}"#)).unwrap();
+        assert_eq!(*other, serde_json::json!({ "elicitation": {} }));
+        assert!(!Arc::ptr_eq(&first, &capabilities(&declared).unwrap()), "one kept at a time");
+        // What does not read as a value is refused every time, never kept.
+        let out_of_range = raw(r#"{"x":1e999}"#);
+        assert!(capabilities(&out_of_range).is_none());
+        assert!(capabilities(&out_of_range).is_none());
+        assert!(capabilities(&raw("[]")).is_none());
+        assert_eq!(*capabilities(&raw("{}")).unwrap(), Value::Object(Map::new()));
+    }
+
     #[test]
     fn a_call_written_the_usual_way_reads_as_serde_reads_it() {
         let usual = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
@@ -241,7 +329,7 @@ mod tests {
             let call = StatelessCall::read(text.as_bytes()).unwrap();
             assert_eq!((call.id(), call.tool(), call.version()), (&RequestId::Number(7), "add", STATELESS_VERSIONS[0]));
             assert_eq!(call.arguments_text.map(|a| a.get().trim_start()), Some(r#"{"a":1}"#));
-            assert_eq!((&call.client_capabilities, call.log_level), (&Value::Object(Map::new()), None));
+            assert_eq!((&*call.client_capabilities, call.log_level), (&Value::Object(Map::new()), None));
         }
         assert_eq!(
             USUAL_META,

@@ -43,7 +43,9 @@ const CACHEABLE: [&str; 6] =
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestMeta {
     pub(crate) version: &'static str,
-    pub(crate) client_capabilities: Value,
+    /// Shared: a client sends the same capabilities with every request, read once per thread
+    /// (see [`call_text`]).
+    pub(crate) client_capabilities: Arc<Value>,
     /// The level the request asked for; none means no `notifications/message` at all.
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) cacheable: bool,
@@ -104,7 +106,7 @@ pub(crate) fn request_era(method: &str, params: &Option<Value>, key: &StateKey) 
     };
     Ok(RequestEra::Stateless(Arc::new(RequestMeta {
         version,
-        client_capabilities: Value::Object(client_capabilities.clone()),
+        client_capabilities: Arc::new(Value::Object(client_capabilities.clone())),
         log_level,
         cacheable: CACHEABLE.contains(&method),
         input,

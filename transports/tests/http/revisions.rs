@@ -342,14 +342,20 @@ async fn stateless_call_named(
     (status, content_type, String::from_utf8(body.to_bytes().to_vec()).unwrap())
 }
 
+/// One keep-alive connection to `addr`, for requests sent one after another.
+async fn keep_alive(addr: SocketAddr) -> hyper::client::conn::http1::SendRequest<Full<Bytes>> {
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(conn);
+    sender
+}
+
 #[tokio::test]
 async fn a_connection_s_stateless_calls_are_each_answered_for_themselves() {
     // A connection keeps the session of its last stateless call for its next one: every answer
     // is still its own call's, whatever came before it on the connection.
     let s = start(HttpOptions::default()).await;
-    let stream = TcpStream::connect(s.addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
+    let mut sender = keep_alive(s.addr).await;
     let json = |body: &str| serde_json::from_str::<Value>(body).unwrap();
 
     for name in ["a", "b"] {
@@ -373,9 +379,7 @@ async fn a_connection_s_stateless_calls_are_each_answered_for_themselves() {
 #[tokio::test]
 async fn a_stateless_call_s_name_header_is_the_tool_s_name_as_is_or_base64_wrapped() {
     let s = start(HttpOptions::default()).await;
-    let stream = TcpStream::connect(s.addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
+    let mut sender = keep_alive(s.addr).await;
     let json = |body: &str| serde_json::from_str::<Value>(body).unwrap();
     let args = || json!({ "name": "n" });
     // "create_thing", Base64-wrapped.

@@ -37,20 +37,19 @@ pub(crate) struct CanonicalCall<'a> {
 
 /// The call, when the message is one written this way, its params `name` and `arguments` alone.
 pub(crate) fn read(bytes: &[u8]) -> Option<CanonicalCall<'_>> {
-    read_ending(bytes, "}")
+    let (id, name, rest) = read_parts(bytes)?;
+    Some(CanonicalCall { id, name, arguments: arguments_before(rest, "}")? })
 }
 
-/// The call, when the message is one written this way with `params_end` after its arguments:
-/// the rest of its params, constant too, and the params' closing brace.
-pub(crate) fn read_ending<'a>(bytes: &'a [u8], params_end: &str) -> Option<CanonicalCall<'a>> {
-    let (id, name, rest) = read_parts(bytes)?;
+/// The arguments object at the start of `rest` (the rest of the params, as [`read_parts`] gives
+/// it), when `params_end` follows it and nothing else.
+pub(crate) fn arguments_before<'a>(rest: &'a str, params_end: &str) -> Option<&'a RawValue> {
     let arguments = rest.strip_suffix(params_end)?;
     if !arguments.starts_with('{') || !arguments.ends_with('}') {
         return None;
     }
     // One JSON value, nothing after it: read over as the whole message's reader reads it.
-    let arguments = serde_json::from_str(arguments).ok()?;
-    Some(CanonicalCall { id, name, arguments })
+    serde_json::from_str(arguments).ok()
 }
 
 /// The id, the tool's name, and the rest of the params as text (from the arguments to the
@@ -113,7 +112,9 @@ mod tests {
     fn reads_what_follows_the_arguments_as_the_caller_says() {
         let meta = r#","_meta":{"k":1}}"#;
         let line = format!(r#"{METHOD_FIRST}t{ARGUMENTS}{{}}{meta}{ENVELOPE_LAST}3}}"#);
-        assert_eq!(read_ending(line.as_bytes(), meta).map(|c| c.id), Some(RequestId::Number(3)));
+        let (id, name, rest) = read_parts(line.as_bytes()).unwrap();
+        assert_eq!((id, name, rest), (RequestId::Number(3), "t", &*format!("{{}}{meta}")));
+        assert_eq!(arguments_before(rest, meta).map(RawValue::get), Some("{}"));
         assert!(read(line.as_bytes()).is_none(), "a member after the arguments is no usual call's");
     }
 

@@ -52,31 +52,35 @@ impl<'a> StatelessCall<'a> {
     /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind; `None` for
     /// anything else, which [`decode`](crate::transport::jsonrpc::decode) then reads.
     pub fn read(bytes: &'a [u8]) -> Option<Self> {
-        if let Some(call) = canonical_call::read_ending(bytes, USUAL_META) {
-            let arguments = tool_call::checked(Some(call.arguments)).ok()?;
-            return Some(StatelessCall {
-                id: call.id,
-                name: call.name,
-                arguments_text: Some(call.arguments),
-                arguments,
-                version: STATELESS_VERSIONS[0],
-                client_capabilities: Arc::clone(&NO_CAPABILITIES),
-                log_level: None,
-            });
-        }
-        // Its envelope, name and arguments as usual, its `_meta` another client's: the `_meta`
-        // alone is read with serde.
-        if let Some(call) = canonical_call::read_parts(bytes).and_then(|(id, name, params)| {
-            let mut values = serde_json::Deserializer::from_str(params).into_iter::<&RawValue>();
-            let arguments = values.next()?.ok()?;
-            let meta = params[values.byte_offset()..].strip_prefix(META_MEMBER)?.strip_suffix('}')?;
-            Self::of(id, name, Some(arguments), serde_json::from_str(meta).ok()?)
-        }) {
+        if let Some(call) =
+            canonical_call::read_parts(bytes).and_then(|(id, name, params)| Self::of_text(id, name, params))
+        {
             return Some(call);
         }
         let call = raw_request::read::<Params>(bytes, "tools/call")?;
         let Params { name, arguments, meta } = call.params;
         Self::of(call.id, name, arguments, meta)
+    }
+
+    /// The call whose envelope, name and arguments were read as usual (see [`canonical_call`]),
+    /// from the rest of its params, `params`: a `_meta` of the revision with no capability is
+    /// read as the constant text it is, another alone with serde.
+    fn of_text(id: RequestId, name: &'a str, params: &'a str) -> Option<Self> {
+        if let Some(arguments_text) = canonical_call::arguments_before(params, USUAL_META) {
+            return Some(StatelessCall {
+                id,
+                name,
+                arguments_text: Some(arguments_text),
+                arguments: tool_call::checked(Some(arguments_text)).ok()?,
+                version: STATELESS_VERSIONS[0],
+                client_capabilities: Arc::clone(&NO_CAPABILITIES),
+                log_level: None,
+            });
+        }
+        let mut values = serde_json::Deserializer::from_str(params).into_iter::<&RawValue>();
+        let arguments = values.next()?.ok()?;
+        let meta = params[values.byte_offset()..].strip_prefix(META_MEMBER)?.strip_suffix('}')?;
+        Self::of(id, name, Some(arguments), serde_json::from_str(meta).ok()?)
     }
 
     /// The call of these parts, when they are of the usual kind.
@@ -320,11 +324,13 @@ mod tests {
             &usual[usual.find(r#"{"name""#).unwrap()..usual.len() - 1]
         );
         for text in [usual, method_first.as_str()] {
-            assert!(canonical_call::read_ending(text.as_bytes(), USUAL_META).is_some(), "{text}");
+            let (_, _, params) = canonical_call::read_parts(text.as_bytes()).unwrap();
+            assert!(canonical_call::arguments_before(params, USUAL_META).is_some(), "{text}");
         }
         // The same call with a space: no longer the usual text, read by serde.
         let spaced = usual.replace(r#""arguments":{"a":1}"#, r#""arguments": {"a":1}"#);
-        assert!(canonical_call::read_ending(spaced.as_bytes(), USUAL_META).is_none());
+        let (_, _, params) = canonical_call::read_parts(spaced.as_bytes()).unwrap();
+        assert!(canonical_call::arguments_before(params, USUAL_META).is_none());
         for text in [usual, method_first.as_str(), spaced.as_str()] {
             let call = StatelessCall::read(text.as_bytes()).unwrap();
             assert_eq!((call.id(), call.tool(), call.version()), (&RequestId::Number(7), "add", STATELESS_VERSIONS[0]));

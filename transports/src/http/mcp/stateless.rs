@@ -160,23 +160,24 @@ fn error_status(answer: &str) -> StatusCode {
 /// Whether an answer is a result by the engine's frame, `{"jsonrpc":"2.0","id":ID,"result":`: a
 /// string id is skipped to its closing quote (serde_json escapes any within it).
 fn is_result(answer: &str) -> bool {
-    let Some(id) = answer.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else { return false };
-    let after_id = match id.strip_prefix('"') {
-        Some(text) => {
+    // Read as bytes: the frame and a number are ASCII, and a string id ends at a quote byte.
+    let Some(id) = answer.as_bytes().strip_prefix(br#"{"jsonrpc":"2.0","id":"#) else { return false };
+    let id_len = match id.split_first() {
+        Some((b'"', text)) => {
             let mut escaped = false;
-            let end = text.bytes().position(|b| {
+            let end = text.iter().position(|&b| {
                 let closes = b == b'"' && !escaped;
                 escaped = b == b'\\' && !escaped;
                 closes
             });
             match end {
-                Some(end) => &text[end + 1..],
+                Some(end) => end + 2,
                 None => return false,
             }
         }
-        None => id.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-'),
+        _ => id.iter().take_while(|&&b| b.is_ascii_digit() || b == b'-').count(),
     };
-    after_id.starts_with(r#","result":"#)
+    id[id_len..].starts_with(br#","result":"#)
 }
 
 /// The headers must mirror the body: the version, the method, the name, and each argument the
@@ -324,6 +325,9 @@ mod tests {
         assert!(is_result(r#"{"jsonrpc":"2.0","id":"a\\\",\"result\":","result":{}}"#));
         assert!(!is_result(r#"{"jsonrpc":"2.0","id":"x\",\"result\":","error":{"code":1}}"#));
         assert!(!is_result(r#"{"jsonrpc":"2.0","id":null,"error":{"data":{"result":1}}}"#));
+        assert!(is_result(r#"{"jsonrpc":"2.0","id":"é\"ü","result":{}}"#), "a string id is skipped byte by byte");
+        assert!(!is_result(r#"{"jsonrpc":"2.0","id":"never closed"#));
+        assert!(!is_result(r#"{"jsonrpc":"2.0","id":7"#));
         assert_eq!(
             error_status(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#),
             StatusCode::NOT_FOUND

@@ -2,8 +2,8 @@
 # HTTP load benchmark: tooltable's `serve` (POST /mcp tools/call in a session and stateless in
 # revision 2026-07-28, GET /add) against a hyper floor and rmcp's Streamable HTTP server, with wrk
 # as the load generator. Everything on 127.0.0.1.
-#   bench/http.sh                   # builds (release), then about 2.5 minutes of load
-#   bench/http.sh --duration 3 --rounds 1   # quicker (about 45 s), noisier
+#   bench/http.sh                   # builds (release), then about 8 minutes of load
+#   bench/http.sh --duration 3 --rounds 1 --pairs 3 --pair-duration 1   # quicker (2 min), noisier
 #   bench/http.sh --help
 # See bench/README.md ("HTTP load") for what is measured and the figures.
 set -euo pipefail
@@ -13,6 +13,8 @@ repo="$(dirname "$bench")"
 
 duration=5      # seconds of load per point
 rounds=2        # rounds over all points (fresh order each); each point's best round is reported
+pairs=5         # back-to-back pairs per target ratio and level; the ratio reported is their median
+pair_duration=2 # seconds of load per point of a pair
 threads=2       # wrk threads at concurrency 64 (concurrency 1 always uses one)
 rss_step=100000 # RSS read after this many and twice this many tools/call on a fresh server
 warmup=1        # seconds of load before a server's first point at each concurrency
@@ -26,6 +28,8 @@ options:
   --duration S     seconds of load per point (default $duration)
   --rounds N       rounds over all points, best round per point reported (default $rounds)
   --threads N      wrk threads at concurrency 64 (default $threads)
+  --pairs N        back-to-back pairs per target ratio and level, median reported (default $pairs)
+  --pair-duration S  seconds of load per point of a pair (default $pair_duration)
   --rss-step N     requests per RSS phase (default $rss_step)
   --no-build       use the binaries already built
   --baseline PATH  also measure this conformance-server binary (the previous main, say) as
@@ -37,6 +41,8 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) duration="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
+    --pairs) pairs="$2"; shift 2 ;;
+    --pair-duration) pair_duration="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --rss-step) rss_step="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
@@ -55,6 +61,7 @@ if ! command -v wrk >/dev/null || ! command -v curl >/dev/null; then
   $sudo_ apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq wrk curl >/dev/null
 fi
+
 
 # --- builds --------------------------------------------------------------------------------------
 tooltable_bin="$repo/target/release/conformance-server"
@@ -200,6 +207,40 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 
+# --- target ratios, from points run back to back ---------------------------------------------------
+# A target is a ratio of two points. In the rounds above the two run up to a round apart, and on a
+# shared machine a burst of load elsewhere moves one and not the other: the same build's c=64
+# /mcp / floor POST came out 0.77x in one run and 0.90x in another. Here the two points of each
+# ratio run back to back, `pairs` times, in alternating order, and the report gives the median of
+# the pairs' ratios with their range.
+pair_results="$tmp/pairs"; : >"$pair_results"
+# RATIO|NUMERATOR|DENOMINATOR (the points' keys)
+target_ratios=(
+  "rest-floor|tt-rest|floor-get"
+  "mcp-floor|tt-mcp|floor-post"
+  "mcp-rmcp|tt-mcp|rmcp-json"
+  "stateless-session|tt-stateless|tt-mcp"
+)
+[[ -z "$baseline" ]] || target_ratios+=("mcp-base|tt-mcp|base-mcp" "stateless-base|tt-stateless|base-stateless")
+declare -A point_of
+for p in "${points[@]}"; do point_of[${p%%|*}]="$p"; done
+log "target ratios: $pairs pair(s) of ${pair_duration}s points each, per ratio and level"
+for level in "${levels[@]}"; do
+  for r in "${target_ratios[@]}"; do
+    IFS='|' read -r ratio_key numerator denominator <<<"$r"
+    for ((k = 1; k <= pairs; k++)); do
+      order=("$numerator" "$denominator")
+      ((k % 2 == 1)) || order=("$denominator" "$numerator")
+      for key in "${order[@]}"; do
+        IFS='|' read -r _ server u mode sid <<<"${point_of[$key]}"
+        line="$(load "$key" "$server" "$u" "$mode" "$sid" "$level" "$pair_duration")"
+        side=den; [[ $key != "$numerator" ]] || side=num
+        echo "$ratio_key $level $k $side $line" >>"$pair_results"
+      done
+    done
+  done
+done
+
 # --- RSS of a fresh tooltable server, between load phases ------------------------------------------
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 start tooltable-rss env RUST_LOG=warn "$tooltable_bin" serve --listen 127.0.0.1:0
@@ -232,11 +273,20 @@ echo "HTTP load on 127.0.0.1: wrk $(wrk -v 2>&1 | awk 'NR==1{print $2}'), ${dura
 echo "concurrency 1: 1 wrk thread, 1 connection; concurrency 64: $threads wrk thread(s), 64 keep-alive connections; $(nproc) cores"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk -v baseline="$baseline" -v rss_idle="$rss_idle" -v rss_1="$rss_1" -v rss_2="$rss_2" -v step="$rss_step" \
+awk -v baseline="$baseline" -v pair_file="$pair_results" -v rss_idle="$rss_idle" -v rss_1="$rss_1" -v rss_2="$rss_2" -v step="$rss_step" \
     -v tt_after="$tt_rss_after" '
 function field(name,   i, kv) {
   for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
   return 0
+}
+# The line of a pair: RATIO LEVEL K num|den RESULT ...
+FILENAME == pair_file {
+  id = $1 SUBSEP $2 SUBSEP $3
+  rps = field("requests") / (field("duration_us") / 1e6)
+  if ($4 == "num") num[id] = rps; else den[id] = rps
+  if ($3 > npairs[$1, $2]) npairs[$1, $2] = $3
+  pair_errors += field("errors") + field("bad")
+  next
 }
 {
   key = $1; conc = $2; id = key SUBSEP conc
@@ -251,6 +301,20 @@ function field(name,   i, kv) {
 }
 function ratio(a, b, conc) { return best[b, conc] > 0 ? best[a, conc] / best[b, conc] : 0 }
 function verdict(x, target) { return x >= target ? "met" : "MISSED" }
+# The median of the pairs of a target ratio, with their range and the verdict on the median.
+function paired(key, conc, label, target,   n, k, id, v, i, j, t, median) {
+  n = 0
+  for (k = 1; k <= npairs[key, conc]; k++) {
+    id = key SUBSEP conc SUBSEP k
+    if (den[id] > 0) v[++n] = num[id] / den[id]
+  }
+  if (n == 0) { printf "  c=%-4s %-44s    (no pairs)\n", conc, label; return }
+  for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+  median = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  printf "  c=%-4s %-44s %5.2fx (%.2f-%.2f)", conc, label, median, v[1], v[n]
+  if (target > 0) printf "   target >= %.1f   %s", target, verdict(median, target)
+  printf "\n"
+}
 END {
   name["floor-get"] = "floor        GET  /            (wrk pre-built request)"
   name["floor-post"] = "floor        POST /mcp         (same Lua-built POSTs as below)"
@@ -280,25 +344,27 @@ END {
   print "~10 ms slice rather than per request, so on a busy machine they overweight the slow slices: rough."
   print "1cpu: one connection, wrk and the server pinned to one CPU (the work per request, no cross-CPU wake-ups)."
   print ""
-  print "ratios of req/s (targets are reported, not asserted):"
+  printf "target ratios of req/s: the median of %d pairs of their two points run back to back, in\n", npairs["mcp-floor", "64"]
+  print "alternating order (the pairs\047 range in brackets); targets are reported, not asserted:"
   for (c = 1; c <= 3; c++) {
     conc = levels[c]
-    x = ratio("tt-rest", "floor-get", conc)
-    printf "  c=%-4s tooltable REST / floor GET              %5.2fx   target >= 0.7   %s\n", conc, x, verdict(x, 0.7)
-    x = ratio("tt-mcp", "floor-post", conc)
-    printf "  c=%-4s tooltable /mcp / floor POST             %5.2fx   target >= 0.8   %s\n", conc, x, verdict(x, 0.8)
-    printf "         (tooltable /mcp / floor GET               %5.2fx)\n", ratio("tt-mcp", "floor-get", conc)
-    x = ratio("tt-mcp", "rmcp-json", conc)
-    printf "  c=%-4s tooltable /mcp / rmcp (stateless JSON)  %5.2fx   target >= 1.5   %s\n", conc, x, verdict(x, 1.5)
-    printf "         (tooltable /mcp / rmcp session SSE        %5.2fx)\n", ratio("tt-mcp", "rmcp-session", conc)
-    printf "         (tooltable stateless / rmcp stateless JSON %5.2fx)\n", ratio("tt-stateless", "rmcp-json", conc)
-    x = ratio("tt-stateless", "tt-mcp", conc)
-    printf "  c=%-4s tooltable stateless / session /mcp      %5.2fx   target >= 1.0   %s\n", conc, x, verdict(x, 1.0)
+    paired("rest-floor", conc, "tooltable REST / floor GET", 0.7)
+    paired("mcp-floor", conc, "tooltable /mcp / floor POST", 0.8)
+    paired("mcp-rmcp", conc, "tooltable /mcp / rmcp (stateless JSON)", 1.5)
+    paired("stateless-session", conc, "tooltable stateless / session /mcp", 1.0)
     if (baseline != "") {
-      printf "         (tooltable /mcp / baseline /mcp            %5.2fx: the change, from the same run)\n", ratio("tt-mcp", "base-mcp", conc)
-      printf "         (tooltable stateless / baseline stateless  %5.2fx)\n", ratio("tt-stateless", "base-stateless", conc)
-      printf "         (baseline /mcp / floor POST               %5.2fx)\n", ratio("base-mcp", "floor-post", conc)
-      printf "         (baseline stateless / session /mcp        %5.2fx)\n", ratio("base-stateless", "base-mcp", conc)
+      paired("mcp-base", conc, "tooltable /mcp / baseline /mcp (the change)", 0)
+      paired("stateless-base", conc, "tooltable stateless / baseline stateless", 0)
+    }
+  }
+  print "other ratios, of the table\047s best rounds:"
+  for (c = 1; c <= 3; c++) {
+    conc = levels[c]
+    printf "  c=%-4s tooltable /mcp / floor GET %.2fx; /mcp / rmcp session SSE %.2fx; stateless / rmcp stateless JSON %.2fx\n", \
+      conc, ratio("tt-mcp", "floor-get", conc), ratio("tt-mcp", "rmcp-session", conc), ratio("tt-stateless", "rmcp-json", conc)
+    if (baseline != "") {
+      printf "         baseline /mcp / floor POST %.2fx; baseline stateless / session /mcp %.2fx\n", \
+        ratio("base-mcp", "floor-post", conc), ratio("base-stateless", "base-mcp", conc)
     }
   }
   print ""
@@ -309,7 +375,7 @@ END {
     rss_idle / 1024, reqs["rss1", 64], rss_1 / 1024, reqs["rss1", 64] + reqs["rss2", 64], rss_2 / 1024, growth, \
     ((growth <= 10 && growth >= -10) ? "flat" : "NOT flat"), rss_errs
   printf "  (the server measured above, after all its points: %.1f MB)\n", tt_after / 1024
-  total_errors += rss_errs
+  total_errors += rss_errs + pair_errors
   printf "errors over every round, warm-up excluded (socket errors, timeouts, HTTP status >= 400, bad bodies): %d%s\n", \
     total_errors, (total_errors == 0 ? "" : "   target 0: MISSED")
-}' "$results"
+}' "$pair_results" "$results"

@@ -10,6 +10,7 @@ set -euo pipefail
 
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$bench")"
+source "$bench/tools.sh"
 
 duration=5      # seconds of load per point
 rounds=2        # rounds over all points (fresh order each); each point's best round is reported
@@ -52,26 +53,12 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-log() { echo "http.sh: $*" >&2; }
-
 # --- tools: wrk (Debian package) and curl --------------------------------------------------------
-if ! command -v wrk >/dev/null || ! command -v curl >/dev/null; then
-  log "installing wrk and curl (apt-get)"
-  sudo_=""; [[ $(id -u) -eq 0 ]] || sudo_="sudo"
-  $sudo_ apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq wrk curl >/dev/null
-fi
-
+require wrk curl
 
 # --- builds --------------------------------------------------------------------------------------
 tooltable_bin="$repo/target/release/conformance-server"
-if [[ $build -eq 1 ]]; then
-  log "building conformance-server (release) in $repo"
-  cargo build --release --quiet --manifest-path "$repo/Cargo.toml" --target-dir "$repo/target" -p conformance-server
-  log "building http-floor and rmcp-http (release) in $bench"
-  cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --target-dir "$bench/target" \
-    --bin http-floor --bin rmcp-http --features rmcp-server/http
-fi
+[[ $build -eq 0 ]] || build_release --bin http-floor --bin rmcp-http --features rmcp-server/http
 floor_bin="$bench/target/release/http-floor"
 rmcp_bin="$bench/target/release/rmcp-http"
 

@@ -9,12 +9,9 @@ set -euo pipefail
 
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$bench")"
+source "$bench/tools.sh"
 
-echo "building conformance-server (release) in $repo" >&2
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml" --target-dir "$repo/target" -p conformance-server
-echo "building the bench: stdio-bench, floor-server, rmcp-default, rmcp-tuned (release) in $bench" >&2
-cargo build --release --quiet --manifest-path "$bench/Cargo.toml" --target-dir "$bench/target" \
-  --bin stdio-bench --bin floor-server --bin rmcp-default --bin rmcp-tuned
+build_release --bin stdio-bench --bin floor-server --bin rmcp-default --bin rmcp-tuned
 
 exec "$bench/target/release/stdio-bench" \
   --tooltable "$repo/target/release/conformance-server" \

@@ -7,7 +7,7 @@
 # count by up to ~1,000 instructions a request from one run of a build to the next, while the
 # connection's task repeats within ~50. Requests come as the SDKs write them (bench/instructions/
 # requests.py).
-#   bench/instructions.sh                    # builds (release), then ~6 minutes
+#   bench/instructions.sh                    # builds (release), then about a minute
 #   bench/instructions.sh --baseline OLD     # also OLD (the previous main's conformance-server)
 # See bench/README.md ("Instructions per request").
 set -euo pipefail
@@ -106,7 +106,8 @@ per_request() {
   local quarter=$((n / 4)) all some
   all="$(count "$@" "$n")"; some="$(count "$@" "$quarter")"
   if [[ -z "$all" || -z "$some" || "$all" -le "$some" ]]; then
-    log "no instructions counted for $*: did the counted function ($(toggle_of "$1")) change its name?"
+    local hint=""; [[ $2 == stdio ]] || hint=": did the counted function ($(toggle_of "$1")) change its name?"
+    log "no instructions counted for $*$hint"
     exit 1
   fi
   echo $(((all - some) / (n - quarter)))

@@ -9,13 +9,11 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 use tooltable_transports::http::HttpOptions;
 
 use crate::mcp::initialize_as;
-use crate::support::start;
+use crate::support::{keep_alive, start};
 
 /// How long an expected event may take to come.
 const WAIT: Duration = Duration::from_secs(5);
@@ -55,9 +53,7 @@ struct EventStream {
 
 impl EventStream {
     async fn open(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> EventStream {
-        let stream = TcpStream::connect(addr).await.unwrap();
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-        tokio::spawn(conn);
+        let mut sender = keep_alive(addr).await;
         let mut req = hyper::Request::builder().method(method).uri("/mcp").header("host", addr.to_string());
         for (k, v) in headers {
             req = req.header(*k, *v);
@@ -340,14 +336,6 @@ async fn stateless_call_named(
     let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap();
     let body = tokio::time::timeout(WAIT, response.into_body().collect()).await.expect("the body ends").unwrap();
     (status, content_type, String::from_utf8(body.to_bytes().to_vec()).unwrap())
-}
-
-/// One keep-alive connection to `addr`, for requests sent one after another.
-async fn keep_alive(addr: SocketAddr) -> hyper::client::conn::http1::SendRequest<Full<Bytes>> {
-    let stream = TcpStream::connect(addr).await.unwrap();
-    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
-    sender
 }
 
 #[tokio::test]

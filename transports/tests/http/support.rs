@@ -165,11 +165,17 @@ impl Reply {
     }
 }
 
+/// One keep-alive connection to `addr`, for requests sent one after another.
+pub async fn keep_alive(addr: SocketAddr) -> hyper::client::conn::http1::SendRequest<Full<Bytes>> {
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(conn);
+    sender
+}
+
 /// One request on a new connection; the whole body is read.
 pub async fn send(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let stream = TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(conn);
+    let mut sender = keep_alive(addr).await;
     let mut req = hyper::Request::builder().method(method).uri(path).header("host", addr.to_string());
     for (k, v) in headers {
         req = req.header(*k, *v);

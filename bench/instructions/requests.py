@@ -97,16 +97,11 @@ JSON = [("Content-Type", "application/json"), ("Accept", "application/json, text
 
 def http(kind, order, port, n):
     connection = Connection(port)
-    if kind == "rest":
-        def request(i):
-            return "GET", "/add?a=1&b=2", None, []
-    elif kind == "session":
+    meta = ""
+    if kind == "session":
         _, fields, _ = connection.send("POST", "/mcp", INITIALIZE % "2025-11-25", JSON)
         headers = JSON + [("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Session-Id", fields["mcp-session-id"])]
         connection.send("POST", "/mcp", INITIALIZED, headers)
-
-        def request(i):
-            return "POST", "/mcp", call(order, i), headers
     elif kind in ("stateless", "stateless-sdk"):
         meta = SDK_META if kind == "stateless-sdk" else EMPTY_META
         headers = JSON + [
@@ -114,19 +109,15 @@ def http(kind, order, port, n):
             ("Mcp-Method", "tools/call"),
             ("Mcp-Name", "add_numbers"),
         ]
-
-        def request(i):
-            return "POST", "/mcp", call(order, i, meta), headers
     elif kind == "floor":
         headers = JSON + [("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Session-Id", "0" * 32)]
-
-        def request(i):
-            return "POST", "/mcp", call(order, i), headers
-    else:
+    elif kind != "rest":
         sys.exit(f"unknown kind {kind!r}")
     for i in range(1, n + 1):
-        method, path, body, headers = request(i)
-        status, _, answer = connection.send(method, path, body, headers)
+        if kind == "rest":
+            status, _, answer = connection.send("GET", "/add?a=1&b=2")
+        else:
+            status, _, answer = connection.send("POST", "/mcp", call(order, i, meta), headers)
         if b'"sum":3' not in answer:
             sys.exit(f"request {i}: unexpected answer {status} {answer[:300]!r}")
 

@@ -81,10 +81,8 @@ start() {
   local pid=$!
   pids+=("$pid"); pid_of[$name]=$pid
   for _ in $(seq 100); do
-    if grep -q 'listening on http://' "$tmp/$name.err"; then
-      url[$name]="$(grep -o 'http://[0-9.:]*' "$tmp/$name.err" | head -1)"
-      return
-    fi
+    url[$name]="$(listening_url "$tmp/$name.err")"
+    [[ -z "${url[$name]}" ]] || return 0
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done

@@ -84,15 +84,15 @@ count() {
     RUST_LOG=off valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$(toggle_of "$bin")" \
       --callgrind-out-file="$out" "$bin" "${args[@]}" >"$tmp/server.err" 2>&1 &
     server_pid=$!
-    local port=""
+    local url=""
     for _ in $(seq 300); do
-      port="$(grep -o 'listening on http://[0-9.:]*' "$tmp/server.err" | head -1 | sed 's/.*://')" || true
-      [[ -z "$port" ]] || break
+      url="$(listening_url "$tmp/server.err")"
+      [[ -z "$url" ]] || break
       kill -0 "$server_pid" 2>/dev/null || break
       sleep 0.1
     done
-    [[ -n "$port" ]] || { log "$bin did not start:"; cat "$tmp/server.err" >&2; exit 1; }
-    python3 "$requests_py" http "$kind" "$order" "$port" "$n"
+    [[ -n "$url" ]] || { log "$bin did not start:"; cat "$tmp/server.err" >&2; exit 1; }
+    python3 "$requests_py" http "$kind" "$order" "${url##*:}" "$n"
     kill -TERM "$server_pid"
     wait "$server_pid" || true
     server_pid=""

@@ -194,19 +194,26 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
     };
 
     // Arguments read straight from their text, where the schema is the argument type's own.
-    let call_text = match &attr.input_schema {
+    let read_text = match &attr.input_schema {
         Some(_) => quote!(),
         None => quote! {
-            fn call_text(
+            fn read_text(
+                &self,
+                __text: &str,
+            ) -> ::core::option::Option<(::tooltable::__private::TypedArguments, usize)> {
+                ::tooltable::__private::parse_text::<#args_ty>(__text)
+            }
+
+            fn call_typed(
                 &self,
                 __cx: ::tooltable::Cx<#state>,
-                __text: &str,
+                __typed: ::tooltable::__private::TypedArguments,
                 __written: bool,
             ) -> ::core::result::Result<
                 ::tooltable::__private::BoxFuture<'static, ::tooltable::__private::RenderedOutcome>,
                 ::tooltable::Cx<#state>,
             > {
-                match ::tooltable::__private::parse_text::<#args_ty>(__text) {
+                match ::tooltable::__private::typed::<#args_ty>(__typed) {
                     ::core::option::Option::Some(#args_binding) => {
                         ::core::result::Result::Ok(::std::boxed::Box::pin(async move { #into_rendered }))
                     }
@@ -276,7 +283,7 @@ fn generate(attr: ToolAttr, func: ItemFn, description: &str, sig: Checked) -> To
                 })
             }
 
-            #call_text
+            #read_text
         }
     }
 }

@@ -57,7 +57,7 @@ fn server() -> Server<()> {
 /// a `requestState` is replaced by a mark (it carries the time it was sealed).
 async fn answers(server: &Server<()>, text: &str, fast: bool) -> (Vec<Value>, Option<String>) {
     let mut peer = Peer::connect(server);
-    let call = StatelessCall::read(text.as_bytes()).filter(|_| fast);
+    let call = StatelessCall::read(text.as_bytes(), server).filter(|_| fast);
     match call {
         Some(call) => peer.session.call_stateless(call, &CONTEXT),
         None => peer.session.handle(decode(text.as_bytes()).unwrap(), &CONTEXT),
@@ -94,7 +94,6 @@ async fn a_call_read_from_its_text_is_answered_as_decoded() {
         call(&format!(r#"{{"_meta":{META},"arguments":{{"b":2,"a":1}},"name":"add"}}"#)),
         call(&format!(r#"{{"name":"add","_meta":{META}}}"#)),
         call(&format!(r#"{{"name":"add","arguments":{{"a":"x"}},"_meta":{META}}}"#)),
-        call(&format!(r#"{{"name":"missing","arguments":{{}},"_meta":{META}}}"#)),
         with_meta(
             r#"{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#,
         ),
@@ -103,7 +102,7 @@ async fn a_call_read_from_its_text_is_answered_as_decoded() {
         ),
     ];
     for text in &read {
-        assert!(StatelessCall::read(text.as_bytes()).is_some(), "{text}");
+        assert!(StatelessCall::read(text.as_bytes(), &server).is_some(), "{text}");
         assert_eq!(answers(&server, text, true).await, answers(&server, text, false).await, "{text}");
     }
 }
@@ -127,14 +126,17 @@ async fn a_round_read_from_its_text_is_bound_as_decoded() {
     let second = call(&format!(
         r#"{{"name":"ask_name","arguments":{{"z":[1,{{"x":"é","y":0.5}}]}},"requestState":"{state}","inputResponses":{{"{key}":{{"action":"accept","content":{{"name":"Ada"}}}}}},"_meta":{meta}}}"#
     ));
-    assert!(StatelessCall::read(second.as_bytes()).is_none(), "earlier rounds' answers are read as a value");
+    assert!(StatelessCall::read(second.as_bytes(), &server).is_none(), "earlier rounds' answers are read as a value");
     let (answered, _) = answers(&server, &second, false).await;
     assert_eq!(answered.last().unwrap()["result"]["structuredContent"]["name"], "Ada", "{answered:?}");
 }
 
 #[test]
 fn what_is_out_of_the_ordinary_is_left_to_decode() {
+    let server = server();
     let others = [
+        // No tool of the server's: the answer says so, as it says it of a call decoded.
+        call(&format!(r#"{{"name":"missing","arguments":{{}},"_meta":{META}}}"#)),
         call(&format!(r#"{{"name":"add","arguments":{{}},"_meta":{META},"task":{{}}}}"#)),
         call(&format!(r#"{{"name":"add","name":"add","_meta":{META}}}"#)),
         call(&format!(r#"{{"name":"a\u0064d","_meta":{META}}}"#)),
@@ -165,7 +167,7 @@ fn what_is_out_of_the_ordinary_is_left_to_decode() {
         format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"add","_meta":{META}}}}}"#),
     ];
     for text in others {
-        assert!(StatelessCall::read(text.as_bytes()).is_none(), "{text}");
+        assert!(StatelessCall::read(text.as_bytes(), &server).is_none(), "{text}");
     }
 }
 
@@ -173,12 +175,12 @@ fn what_is_out_of_the_ordinary_is_left_to_decode() {
 async fn a_session_of_calls_serves_the_next_call_once_nothing_of_the_last_runs() {
     let server = server();
     let mut peer = Peer::for_calls(&server);
-    let read = |text: &str| StatelessCall::read(text.as_bytes()).map(|call| call.id().clone());
+    let read = |text: &str| StatelessCall::read(text.as_bytes(), &server).map(|call| call.id().clone());
     let adding = call(&format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{META}}}"#));
     let waiting = call(&format!(r#"{{"name":"wait","arguments":{{"z":1}},"_meta":{META}}}"#));
     assert!(read(&adding).is_some() && read(&waiting).is_some(), "both are read from their text");
 
-    peer.session.call_stateless(StatelessCall::read(adding.as_bytes()).unwrap(), &CONTEXT);
+    peer.session.call_stateless(StatelessCall::read(adding.as_bytes(), &server).unwrap(), &CONTEXT);
     let answer = loop {
         let (message, _) = peer.next().await;
         if message.get("method").is_none() {
@@ -188,7 +190,7 @@ async fn a_session_of_calls_serves_the_next_call_once_nothing_of_the_last_runs()
     assert_eq!(answer["result"]["structuredContent"]["sum"], 3);
     assert!(peer.session.ready_for_another_call(), "the call ended: nothing holds the session");
 
-    peer.session.call_stateless(StatelessCall::read(waiting.as_bytes()).unwrap(), &CONTEXT);
+    peer.session.call_stateless(StatelessCall::read(waiting.as_bytes(), &server).unwrap(), &CONTEXT);
     assert!(!peer.session.ready_for_another_call(), "a running call holds the session");
     GATE.notify_one();
     let (answer, _) = peer.next().await;
@@ -201,7 +203,7 @@ async fn a_session_of_calls_serves_the_next_call_once_nothing_of_the_last_runs()
     });
     assert!(ready.await.is_ok(), "the ended call let go of the session");
 
-    peer.session.call_stateless(StatelessCall::read(adding.as_bytes()).unwrap(), &CONTEXT);
+    peer.session.call_stateless(StatelessCall::read(adding.as_bytes(), &server).unwrap(), &CONTEXT);
     let answer = loop {
         let (message, _) = peer.next().await;
         if message.get("method").is_none() {

@@ -2,7 +2,7 @@
 
 pub use crate::api::json_text::JsonText;
 pub use crate::api::output::{Rendered, Returned};
-pub use crate::api::tool::{BoxFuture, StaticRestRoute, ToolMeta};
+pub use crate::api::tool::{BoxFuture, StaticRestRoute, ToolMeta, TypedArguments};
 pub use serde_json::Value;
 
 use std::marker::PhantomData;
@@ -102,9 +102,17 @@ pub fn parse_args<T: ParsedArgs>(args: Value) -> Result<T, Outcome> {
     })
 }
 
-/// Reads arguments straight from their text, for a tool whose schema serde enforces whole.
-pub fn parse_text<T: ParsedArgs>(text: &str) -> Option<T> {
-    serde_json::from_str(text).ok()
+/// Reads the arguments object at the start of `text` straight into `T`, for a tool whose schema
+/// serde enforces whole; with the length of its text.
+pub fn parse_text<T: ParsedArgs + Send + 'static>(text: &str) -> Option<(TypedArguments, usize)> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let args = values.next()?.ok()?;
+    Some((TypedArguments(Box::new(args)), values.byte_offset()))
+}
+
+/// The arguments [`parse_text`] read as `T`, when they are of that type.
+pub fn typed<T: 'static>(args: TypedArguments) -> Option<T> {
+    args.0.downcast().ok().map(|args| *args)
 }
 
 /// Turns what the function returned into the table's outcome, its success written straight to

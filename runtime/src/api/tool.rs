@@ -19,6 +19,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -85,20 +86,40 @@ pub trait Tool<S>: Send + Sync + 'static {
     /// Runs the tool on JSON arguments (deserialisation failures become invalid-input failures).
     fn call(&self, cx: Cx<S>, args: Value) -> BoxFuture<'static, Result<Output, Error>>;
 
-    /// Runs the tool on the text of a JSON object of arguments, read straight into its argument
-    /// type; only for a tool whose inputSchema is its argument type's. Its success is written
-    /// straight to JSON text when `written`. `Err` hands the context back when they do not read
-    /// as that type (or the tool reads no text): the caller then checks them against the schema
-    /// and calls [`Tool::call`], which says what is wrong.
+    /// Reads the JSON object of arguments at the start of `args` straight into the tool's
+    /// argument type, and says how long its text is; only for a tool whose inputSchema is its
+    /// argument type's. `None` when they do not read as that type (or the tool reads no text):
+    /// the caller then checks them against the schema and calls [`Tool::call`], which says what
+    /// is wrong.
     #[doc(hidden)]
-    fn call_text(
+    fn read_text(&self, args: &str) -> Option<(TypedArguments, usize)> {
+        let _ = args;
+        None
+    }
+
+    /// Runs the tool on arguments [`Tool::read_text`] read; its success is written straight to
+    /// JSON text when `written`. `Err` hands the context back when the arguments are not of
+    /// this tool's type.
+    #[doc(hidden)]
+    fn call_typed(
         &self,
         cx: Cx<S>,
-        args: &str,
+        args: TypedArguments,
         written: bool,
     ) -> Result<BoxFuture<'static, Result<Rendered, Error>>, Cx<S>> {
         let _ = (args, written);
         Err(cx)
+    }
+}
+
+/// Arguments read into a tool's argument type, whatever that is, from the time the request is
+/// read to the time the call starts.
+#[doc(hidden)]
+pub struct TypedArguments(pub(crate) Box<dyn Any + Send>);
+
+impl std::fmt::Debug for TypedArguments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TypedArguments")
     }
 }
 

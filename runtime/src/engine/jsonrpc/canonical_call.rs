@@ -1,13 +1,11 @@
 //! A `tools/call` written the way clients write one, recognized by its constant parts: only the
-//! id, the name and the arguments are read. Clients write one of two orders, compact:
+//! id and the name are read, and the rest of the params (the arguments on) found for the caller. Clients write one of two orders, compact:
 //! `jsonrpc`, an integer `id`, `method`, then `params` (the Python SDK, rmcp, tooltable's client),
 //! or `method`, `params`, then `jsonrpc` and `id` (the TypeScript SDK, which most hosts embed);
 //! `params` hold `name` and `arguments`, in that order, then what the caller names. Anything
 //! else, and anything in those three that is out of the ordinary (an id not of a few digits, a
 //! name with an escape), is left to [`raw_request::read`](super::raw_request::read), which reads
 //! the same message alike.
-
-use serde_json::value::RawValue;
 
 use super::RequestId;
 
@@ -24,33 +22,6 @@ const ENVELOPE_LAST: &str = r#","jsonrpc":"2.0","id":"#;
 
 /// Ids of up to this many digits fit an `i64` whatever they are.
 const ID_DIGITS: usize = 18;
-
-/// A `tools/call` read from its constant parts.
-#[derive(Debug)]
-pub(crate) struct CanonicalCall<'a> {
-    pub(crate) id: RequestId,
-    /// The tool's name, as written (it has no escape).
-    pub(crate) name: &'a str,
-    /// The text of the arguments object, read over as JSON (not yet as a value).
-    pub(crate) arguments: &'a RawValue,
-}
-
-/// The call, when the message is one written this way, its params `name` and `arguments` alone.
-pub(crate) fn read(bytes: &[u8]) -> Option<CanonicalCall<'_>> {
-    let (id, name, rest) = read_parts(bytes)?;
-    Some(CanonicalCall { id, name, arguments: arguments_before(rest, "}")? })
-}
-
-/// The arguments object at the start of `rest` (the rest of the params, as [`read_parts`] gives
-/// it), when `params_end` follows it and nothing else.
-pub(crate) fn arguments_before<'a>(rest: &'a str, params_end: &str) -> Option<&'a RawValue> {
-    let arguments = rest.strip_suffix(params_end)?;
-    if !arguments.starts_with('{') || !arguments.ends_with('}') {
-        return None;
-    }
-    // One JSON value, nothing after it: read over as the whole message's reader reads it.
-    serde_json::from_str(arguments).ok()
-}
 
 /// The id, the tool's name, and the rest of the params as text (from the arguments to the
 /// params' closing brace), when the message is written this way up to its arguments; the rest
@@ -84,6 +55,7 @@ pub(crate) fn read_parts(bytes: &[u8]) -> Option<(RequestId, &str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::methods::tool_call;
 
     fn call(id: &str, name: &str, arguments: &str) -> String {
         format!(r#"{ENVELOPE_FIRST}{id}{TOOLS_CALL}{name}{ARGUMENTS}{arguments}}}}}"#)
@@ -93,12 +65,21 @@ mod tests {
         format!(r#"{METHOD_FIRST}{name}{ARGUMENTS}{arguments}}}{ENVELOPE_LAST}{id}}}"#)
     }
 
+    /// The arguments, when the line is a call written the usual way, its params `name` and
+    /// `arguments` alone (as a session's reader takes it).
+    fn usual(line: &str) -> Option<&str> {
+        let (_, _, rest) = read_parts(line.as_bytes())?;
+        let (text, _, after) = tool_call::arguments_at(rest, |_| None)?;
+        (after == "}").then_some(text)
+    }
+
     #[test]
     fn reads_a_call_written_either_usual_way() {
         let arguments = r#"{"a":1,"b":{"c":"}},\"jsonrpc\":\"2.0\",\"id\":7}"}}"#;
         for line in [call("42", "add_numbers", arguments), method_first("42", "add_numbers", arguments)] {
-            let read = read(line.as_bytes()).unwrap();
-            assert_eq!((read.id, read.name, read.arguments.get()), (RequestId::Number(42), "add_numbers", arguments));
+            let (id, name, rest) = read_parts(line.as_bytes()).unwrap();
+            assert_eq!((id, name, rest), (RequestId::Number(42), "add_numbers", &*format!("{arguments}}}")));
+            assert_eq!(usual(&line), Some(arguments));
             let as_value: serde_json::Value = serde_json::from_str(&line).unwrap();
             assert_eq!(as_value["params"]["arguments"], serde_json::from_str::<serde_json::Value>(arguments).unwrap());
         }
@@ -114,8 +95,7 @@ mod tests {
         let line = format!(r#"{METHOD_FIRST}t{ARGUMENTS}{{}}{meta}{ENVELOPE_LAST}3}}"#);
         let (id, name, rest) = read_parts(line.as_bytes()).unwrap();
         assert_eq!((id, name, rest), (RequestId::Number(3), "t", &*format!("{{}}{meta}")));
-        assert_eq!(arguments_before(rest, meta).map(RawValue::get), Some("{}"));
-        assert!(read(line.as_bytes()).is_none(), "a member after the arguments is no usual call's");
+        assert!(usual(&line).is_none(), "a member after the arguments is no usual call's");
     }
 
     #[test]
@@ -138,11 +118,11 @@ mod tests {
                 write("1", "add", "{}").replace("tools/call", "tools/list"),
             ];
             for line in others {
-                assert!(read(line.as_bytes()).is_none(), "{line}");
+                assert!(usual(&line).is_none(), "{line}");
             }
         }
-        assert!(read(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\",\"arguments\":{}}}").is_none());
+        assert!(read_parts(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\",\"arguments\":{}}}").is_none());
         let two_ids = r#"{"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":1,"id":2}"#;
-        assert!(read(two_ids.as_bytes()).is_none());
+        assert!(usual(two_ids).is_none());
     }
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use crate::engine::jsonrpc::canonical_call;
 use crate::engine::jsonrpc::raw_request::{self, RawRequest};
 use crate::engine::params::{Field, Object, RequestMeta};
-use crate::engine::table::Arguments;
+use crate::engine::table::{Arguments, Typed};
 
 /// What a `tools/call` request gives the call; the tool's name borrowed from the message's text
 /// where it can be.
@@ -63,21 +63,61 @@ impl<'de> Deserialize<'de> for TextParams<'de> {
 }
 
 /// A `tools/call` of an initialized session read from its text: from its constant parts where
-/// it is written the usual way, else with serde; `None` when it is to be read as a value.
-pub(crate) fn read(bytes: &[u8]) -> Option<RawRequest<TextParams<'_>>> {
-    let Some(call) = canonical_call::read(bytes) else {
+/// it is written the usual way, its arguments read into the tool's type by `typed` (given the
+/// tool's name and the text from the arguments on, see [`arguments_at`]) where they can be; else
+/// with serde. `None` when it is to be read as a value.
+pub(crate) fn read<'a>(
+    bytes: &'a [u8],
+    typed: impl FnOnce(&str, &str) -> Option<(Typed, usize)>,
+) -> Option<RawRequest<TextParams<'a>>> {
+    let usual = canonical_call::read_parts(bytes).and_then(|(id, name, rest)| {
+        let (_, arguments, after) = arguments_at(rest, |text| typed(name, text))?;
+        (after == "}").then_some((id, name, arguments))
+    });
+    let Some((id, name, arguments)) = usual else {
         return raw_request::read::<TextParams>(bytes, "tools/call");
     };
-    let arguments = checked(Some(call.arguments)).ok()?;
-    let name = Field::Given(Cow::Borrowed(call.name));
-    Some(RawRequest { id: call.id, params: TextParams(CallParams { name, meta: Field::Absent, arguments }) })
+    let name = Field::Given(Cow::Borrowed(name));
+    Some(RawRequest { id, params: TextParams(CallParams { name, meta: Field::Absent, arguments: Some(arguments) }) })
+}
+
+/// The arguments object at the start of `rest`, its text, and the text after it: read into the
+/// tool's argument type by `typed` (which says how long their text is) where they can be, which
+/// reads them as JSON once; else read over as JSON here. `None` when `rest` starts with no JSON
+/// object, or one that does not read as a value where it is.
+pub(crate) fn arguments_at(
+    rest: &str,
+    typed: impl FnOnce(&str) -> Option<(Typed, usize)>,
+) -> Option<(&str, Arguments, &str)> {
+    if !rest.starts_with('{') {
+        return None;
+    }
+    let (read, end) = match typed(rest) {
+        Some((read, end)) => (Some(read), end),
+        None => {
+            // Read over as the whole message's reader reads it.
+            let mut values = serde_json::Deserializer::from_str(rest).into_iter::<IgnoredAny>();
+            values.next()?.ok()?;
+            (None, values.byte_offset())
+        }
+    };
+    let (text, after) = rest.split_at_checked(end)?;
+    // The params are at level 1 of the message, their arguments at level 2.
+    if !raw_request::reads_as_value(text, 2) {
+        return None;
+    }
+    let arguments = match read {
+        Some(read) => Arguments::Typed { text: text.into(), read },
+        None => Arguments::Text(text.into()),
+    };
+    Some((text, arguments, after))
 }
 
 /// The arguments' text, when it reads as a value.
 pub(crate) fn checked(arguments: Option<&RawValue>) -> Result<Option<Arguments>, &'static str> {
     // The params are at level 1 of the message, their arguments at level 2.
     match arguments {
-        Some(text) if !raw_request::reads_as_value(text, 2) => Err("arguments that do not read as a value"),
+        Some(text) if !raw_request::reads_as_value(text.get(), 2) => Err("arguments that do not read as a value"),
         arguments => Ok(arguments.map(Arguments::from_text)),
     }
 }
@@ -199,14 +239,17 @@ fn field<T: serde::de::DeserializeOwned>(member: Option<Value>) -> Field<T> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use serde_json::json;
 
     use super::*;
+    use crate::api::tool::TypedArguments;
 
     /// What `tools/call` read before: its params as a typed struct, the arguments removed first.
     #[derive(Debug, Default, serde::Deserialize)]
     #[serde(default)]
-    struct Typed {
+    struct TypedParams {
         name: Field<Cow<'static, str>>,
         #[serde(rename = "_meta")]
         meta: Field<Object<RequestMeta>>,
@@ -264,7 +307,21 @@ mod tests {
         assert!(!read(params[2]) && !read(params[3]) && !read(params[4]) && !read(params[6]));
     }
 
-    /// A call read from its constant parts is the call serde reads.
+    /// A tool that reads no text.
+    fn untyped(_: &str, _: &str) -> Option<(Typed, usize)> {
+        None
+    }
+
+    /// A tool whose argument type reads any object, each member's value skipped over (as
+    /// loosely as the message's reader skips over arguments it keeps as text).
+    fn loosely_typed(_: &str, text: &str) -> Option<(Typed, usize)> {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<BTreeMap<String, IgnoredAny>>();
+        let members = values.next()?.ok()?;
+        Some((Typed { entry: 0, arguments: TypedArguments(Box::new(members)) }, values.byte_offset()))
+    }
+
+    /// A call read from its constant parts is the call serde reads, its arguments read into the
+    /// tool's type or not.
     #[test]
     fn reads_a_usual_call_as_serde_reads_it() {
         let arguments = [
@@ -273,6 +330,8 @@ mod tests {
             r#"{"s":"\ud800"}"#,
             r#"{"n":1e999}"#,
             r#"{"a":1,}"#,
+            r#"{"a":1},"b":{"c":2}"#,
+            r#"{"a":1}  }"#,
             "{}",
             "[]",
         ];
@@ -282,13 +341,21 @@ mod tests {
                     r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
                 );
                 let by_serde = raw_request::read::<TextParams>(line.as_bytes(), "tools/call");
-                let read = read(line.as_bytes());
-                assert_eq!(read.is_some(), by_serde.is_some(), "{line}");
-                if let (Some(read), Some(by_serde)) = (read, by_serde) {
-                    assert_eq!((read.id, read.params.0), (by_serde.id, by_serde.params.0), "{line}");
+                for typed in [untyped, loosely_typed] {
+                    let read = read(line.as_bytes(), typed);
+                    assert_eq!(read.is_some(), by_serde.is_some(), "{line}");
+                    if let (Some(read), Some(by_serde)) = (read, &by_serde) {
+                        assert_eq!((&read.id, &read.params.0), (&by_serde.id, &by_serde.params.0), "{line}");
+                    }
                 }
             }
         }
+        let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}"#;
+        let typed = |typed: fn(&str, &str) -> Option<(Typed, usize)>| {
+            read(line.as_bytes(), typed).and_then(|read| read.params.0.arguments)
+        };
+        assert!(matches!(typed(loosely_typed), Some(Arguments::Typed { .. })), "read into the tool's type");
+        assert!(matches!(typed(untyped), Some(Arguments::Text(_))), "kept as text");
     }
 
     #[test]
@@ -305,7 +372,7 @@ mod tests {
         for params in cases {
             let mut value = params.clone();
             let arguments = value.as_object_mut().and_then(|p| p.remove("arguments"));
-            let typed: Typed = crate::engine::params::read(Some(value));
+            let typed: TypedParams = crate::engine::params::read(Some(value));
             let expected =
                 CallParams { name: typed.name, meta: typed.meta, arguments: arguments.map(Arguments::Value) };
             if let Some(from_text) = read_text(&params.to_string()) {

@@ -90,7 +90,7 @@ pub(crate) fn call_with<S: Send + Sync + 'static>(request: Request<'_, S>, param
     };
     let stateless = request.era.is_stateless();
     // Looked up once: the call starts in place, so it runs the tool this finds.
-    let tool = server.tool(&name);
+    let tool = server.tool_for(&name, arguments.as_ref());
     match tool.as_ref().map(|tool| tool.descriptor.task_support) {
         Ok(TaskSupport::Required) if stateless && !declared => {
             return request.refuse(tasks::not_declared(&format!("the tool `{name}`")));

@@ -221,6 +221,12 @@ impl<S: Send + Sync + 'static> Server<S> {
         self.0.tool(name)
     }
 
+    /// The tool a call of `name` with `args` runs: found by its place when the arguments were
+    /// read into its argument type.
+    pub(crate) fn tool_for(&self, name: &str, args: Option<&Arguments>) -> Result<Arc<Entry<S>>, RpcError> {
+        self.0.table.get_for(name, args).ok_or_else(|| unknown_tool(name))
+    }
+
     /// The reader of `uri`, and the template variables it matched: a fixed resource first, then
     /// the templates in order.
     pub(crate) fn find_resource(&self, uri: &str) -> Option<(ReadHandler<S>, BTreeMap<String, String>)> {
@@ -277,7 +283,7 @@ impl<S> Server<S> {
 
 impl<S: Send + Sync + 'static> ServerInner<S> {
     fn tool(&self, name: &str) -> Result<Arc<Entry<S>>, RpcError> {
-        self.table.get(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
+        self.table.get(name).ok_or_else(|| unknown_tool(name))
     }
 
     fn add_tool(&self, tool: DynamicTool<S>) -> Result<(), TableError> {
@@ -333,4 +339,8 @@ impl<S> std::fmt::Debug for Server<S> {
             .field("config", &s.config)
             .finish_non_exhaustive()
     }
+}
+
+fn unknown_tool(name: &str) -> RpcError {
+    RpcError::invalid_params(format!("Unknown tool: {name}"))
 }

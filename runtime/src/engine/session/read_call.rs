@@ -13,8 +13,8 @@ use crate::engine::methods::tool_call::{self, CallParams, TextParams};
 use crate::engine::params::Field;
 use crate::engine::stateless::StatelessCall;
 
-/// A `tools/call` request of an initialized session, read from its text, its arguments kept as
-/// text for the tool to read. Made by [`Session::read_tool_call`], handled by
+/// A `tools/call` request of an initialized session, read from its text, its arguments read into
+/// the tool's argument type where they can be (else kept as text). Made by [`Session::read_tool_call`], handled by
 /// [`Session::call_tool`].
 pub struct ToolCall<'a>(RawRequest<TextParams<'a>>);
 
@@ -49,7 +49,7 @@ impl<S: Send + Sync + 'static> Session<S> {
         if !self.is_initialized() {
             return None;
         }
-        tool_call::read(bytes).map(ToolCall)
+        tool_call::read(bytes, |tool, text| self.0.server.table().read_typed(tool, text)).map(ToolCall)
     }
 
     /// Handles a call [`read_tool_call`](Self::read_tool_call) read, as `handle_bytes` handles

@@ -24,7 +24,8 @@ use crate::engine::era::RequestEra;
 use crate::engine::jsonrpc::RequestId;
 use crate::engine::jsonrpc::{canonical_call, raw_request};
 use crate::engine::methods::tool_call;
-use crate::engine::table::Arguments;
+use crate::engine::server::Server;
+use crate::engine::table::{Arguments, Typed};
 
 /// The member that follows a call's arguments, whatever its `_meta` holds.
 const META_MEMBER: &str = r#","_meta":"#;
@@ -41,7 +42,7 @@ pub struct StatelessCall<'a> {
     pub(crate) id: RequestId,
     pub(crate) name: &'a str,
     /// The arguments' text, which the request's state is bound to.
-    arguments_text: Option<&'a RawValue>,
+    arguments_text: Option<&'a str>,
     pub(crate) arguments: Option<Arguments>,
     version: &'static str,
     client_capabilities: Arc<Value>,
@@ -49,53 +50,74 @@ pub struct StatelessCall<'a> {
 }
 
 impl<'a> StatelessCall<'a> {
-    /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind; `None` for
-    /// anything else, which [`decode`](crate::transport::jsonrpc::decode) then reads.
-    pub fn read(bytes: &'a [u8]) -> Option<Self> {
-        if let Some(call) =
-            canonical_call::read_parts(bytes).and_then(|(id, name, params)| Self::of_text(id, name, params))
+    /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind, of one of
+    /// `server`'s tools that marks no argument `x-mcp-header` (a transport would check those
+    /// against the request's headers); `None` for anything else, which
+    /// [`decode`](crate::transport::jsonrpc::decode) then reads. Its arguments are read into the
+    /// tool's argument type where they can be.
+    pub fn read<S: Send + Sync + 'static>(bytes: &'a [u8], server: &Server<S>) -> Option<Self> {
+        let table = server.table();
+        let call = Self::read_usual(bytes, |name, text| table.read_typed(name, text))?;
+        let tool = table.get_for(call.name, call.arguments.as_ref())?;
+        tool.marked_headers.is_empty().then_some(call)
+    }
+
+    /// The call, when `bytes` are a 2026-07-28 `tools/call` of the usual kind; its arguments read
+    /// into the tool's argument type by `typed`, given the tool's name and the text from the
+    /// arguments on (see [`tool_call::arguments_at`]), where they can be.
+    fn read_usual(bytes: &'a [u8], typed: impl FnOnce(&str, &str) -> Option<(Typed, usize)>) -> Option<Self> {
+        if let Some((id, name, params)) = canonical_call::read_parts(bytes)
+            && let Some(call) = Self::of_text(id, name, params, typed)
         {
             return Some(call);
         }
         let call = raw_request::read::<Params>(bytes, "tools/call")?;
         let Params { name, arguments, meta } = call.params;
+        let arguments = match arguments {
+            // Arguments that are no object are left to the value they read as.
+            Some(text) if !text.get().starts_with('{') => return None,
+            Some(text) => Some((text.get(), tool_call::checked(Some(text)).ok()??)),
+            None => None,
+        };
         Self::of(call.id, name, arguments, meta)
     }
 
     /// The call whose envelope, name and arguments were read as usual (see [`canonical_call`]),
     /// from the rest of its params, `params`: a `_meta` of the revision with no capability is
-    /// read as the constant text it is, another alone with serde.
-    fn of_text(id: RequestId, name: &'a str, params: &'a str) -> Option<Self> {
-        if let Some(arguments_text) = canonical_call::arguments_before(params, USUAL_META) {
+    /// read as the constant text it is, another alone with serde; the arguments are read into
+    /// the tool's argument type by `typed` (given the tool's name and their text) where they can
+    /// be.
+    fn of_text(
+        id: RequestId,
+        name: &'a str,
+        params: &'a str,
+        typed: impl FnOnce(&str, &str) -> Option<(Typed, usize)>,
+    ) -> Option<Self> {
+        let (arguments_text, arguments, after) = tool_call::arguments_at(params, |text| typed(name, text))?;
+        if after == USUAL_META {
             return Some(StatelessCall {
                 id,
                 name,
                 arguments_text: Some(arguments_text),
-                arguments: tool_call::checked(Some(arguments_text)).ok()?,
+                arguments: Some(arguments),
                 version: STATELESS_VERSIONS[0],
                 client_capabilities: Arc::clone(&NO_CAPABILITIES),
                 log_level: None,
             });
         }
-        let mut values = serde_json::Deserializer::from_str(params).into_iter::<&RawValue>();
-        let arguments = values.next()?.ok()?;
-        let meta = params[values.byte_offset()..].strip_prefix(META_MEMBER)?.strip_suffix('}')?;
-        Self::of(id, name, Some(arguments), serde_json::from_str(meta).ok()?)
+        let meta = after.strip_prefix(META_MEMBER)?.strip_suffix('}')?;
+        Self::of(id, name, Some((arguments_text, arguments)), serde_json::from_str(meta).ok()?)
     }
 
-    /// The call of these parts, when they are of the usual kind.
-    fn of(id: RequestId, name: &'a str, arguments_text: Option<&'a RawValue>, meta: Meta<'a>) -> Option<Self> {
+    /// The call of these parts, when they are of the usual kind: the arguments with their text.
+    fn of(id: RequestId, name: &'a str, arguments: Option<(&'a str, Arguments)>, meta: Meta<'a>) -> Option<Self> {
         let version = STATELESS_VERSIONS.iter().copied().find(|v| *v == meta.version)?;
         let log_level = match meta.log_level {
             Some(level) => Some(LogLevel::parse(level)?),
             None => None,
         };
-        // Arguments that are no object are left to the value they read as.
-        if arguments_text.is_some_and(|text| !text.get().starts_with('{')) {
-            return None;
-        }
-        let arguments = tool_call::checked(arguments_text).ok()?;
         let client_capabilities = capabilities(meta.client_capabilities)?;
+        let (arguments_text, arguments) = arguments.unzip();
         Some(StatelessCall { id, name, arguments_text, arguments, version, client_capabilities, log_level })
     }
 
@@ -117,7 +139,7 @@ impl<'a> StatelessCall<'a> {
     /// The era of the request, as [`request_era`](super::request_era) reads it from the
     /// request's value.
     pub(crate) fn era(&self) -> RequestEra {
-        let bound = BoundRequest::call(self.name, self.arguments_text.map(RawValue::get));
+        let bound = BoundRequest::call(self.name, self.arguments_text);
         RequestEra::Stateless(Arc::new(RequestMeta {
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
@@ -160,7 +182,7 @@ fn capabilities(raw: &RawValue) -> Option<Arc<Value>> {
         return kept;
     }
     // Within the params' `_meta`: level 3 of the message.
-    if !text.starts_with('{') || !raw_request::reads_as_value(raw, 3) {
+    if !text.starts_with('{') || !raw_request::reads_as_value(text, 3) {
         return None;
     }
     let read = Arc::new(Value::Object(serde_json::from_str::<Map<String, Value>>(text).ok()?));
@@ -253,7 +275,7 @@ impl<'de> Visitor<'de> for MetaVisitor {
                 // dropped: the era reads nothing else.
                 _ => {
                     let other: &RawValue = map.next_value()?;
-                    if !raw_request::reads_as_value(other, 3) {
+                    if !raw_request::reads_as_value(other.get(), 3) {
                         return Err(A::Error::custom(UNUSUAL));
                     }
                 }
@@ -274,11 +296,60 @@ mod tests {
         RawValue::from_string(text.to_owned()).unwrap()
     }
 
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct One {
+        a: i64,
+    }
+
+    /// Gives back its argument: a tool whose arguments are read into its argument type.
+    #[crate::tool]
+    async fn add(args: One) -> Result<i64, crate::Error> {
+        Ok(args.a)
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Located {
+        #[schemars(extend("x-mcp-header" = "Region"))]
+        region: String,
+    }
+
+    /// Gives back its region, which requests name in a header too.
+    #[crate::tool]
+    async fn locate(args: Located) -> Result<String, crate::Error> {
+        Ok(args.region)
+    }
+
+    fn server() -> Server<()> {
+        Server::builder(()).tools(crate::table![add, locate]).build().unwrap()
+    }
+
+    /// A call of a tool that marks an argument as a header (which the transport checks), or of
+    /// no tool, is left to be read as a value.
+    #[test]
+    fn a_call_of_a_tool_of_the_server_marking_no_header_reads() {
+        let call = |name: &str, arguments: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}{USUAL_META}}}"#
+            )
+        };
+        assert!(StatelessCall::read(call("add", r#"{"a":1}"#).as_bytes(), &server()).is_some());
+        assert!(StatelessCall::read(call("add", r#"{"a":"x"}"#).as_bytes(), &server()).is_some());
+        assert!(StatelessCall::read(call("locate", r#"{"region":"eu"}"#).as_bytes(), &server()).is_none());
+        assert!(StatelessCall::read(call("nothing", "{}").as_bytes(), &server()).is_none());
+    }
+
     #[test]
     fn a_call_with_a_meta_of_its_own_reads_as_serde_reads_it() {
-        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"x":{"_meta":{"y":1}}}}"#;
+        let capabilities = [
+            serde_json::json!({ "sampling": {}, "x": { "_meta": { "y": 1 } } }),
+            // A member named `_meta` after another, within the `_meta`.
+            serde_json::json!({ "sampling": {}, "x": { "a": 1, "_meta": { "y": 1 } } }),
+        ];
         let arguments = [r#"{"a":1}"#, r#"{"a":{"b":1,"_meta":{"c":2}}}"#];
-        for arguments in arguments {
+        for (arguments, capabilities) in arguments.into_iter().flat_map(|a| capabilities.iter().map(move |c| (a, c))) {
+            let meta = format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"c","version":"1"}},"io.modelcontextprotocol/clientCapabilities":{capabilities}}}"#
+            );
             let params = format!(r#"{{"name":"add","arguments":{arguments},"_meta":{meta}}}"#);
             let lines = [
                 format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":7}}"#),
@@ -286,16 +357,19 @@ mod tests {
                 format!(r#"{{"params":{params},"method":"tools/call","id":7,"jsonrpc":"2.0"}}"#),
             ];
             for line in &lines {
-                let call = StatelessCall::read(line.as_bytes()).unwrap_or_else(|| panic!("{line}"));
+                let call = StatelessCall::read(line.as_bytes(), &server()).unwrap_or_else(|| panic!("{line}"));
                 assert_eq!((call.id(), call.tool()), (&RequestId::Number(7), "add"));
-                assert_eq!(call.arguments_text.map(RawValue::get), Some(arguments));
-                let capabilities = serde_json::json!({ "sampling": {}, "x": { "_meta": { "y": 1 } } });
-                assert_eq!(*call.client_capabilities, capabilities);
+                assert_eq!(call.arguments_text, Some(arguments));
+                assert_eq!(*call.client_capabilities, *capabilities);
+                // `{"a": 1}` is the tool's argument type, read so as a call written in a usual
+                // order is read; the other is kept as text, for the schema to refuse.
+                let typed = matches!(call.arguments, Some(Arguments::Typed { .. }));
+                assert_eq!(typed, arguments == r#"{"a":1}"# && !line.starts_with(r#"{"params""#), "{line}");
             }
         }
         // A `_meta` the era refuses is refused whichever way it is read.
         let progress = r#"{"method":"tools/call","params":{"name":"add","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1}},"jsonrpc":"2.0","id":7}"#;
-        assert!(StatelessCall::read(progress.as_bytes()).is_none());
+        assert!(StatelessCall::read(progress.as_bytes(), &server()).is_none());
     }
 
     #[test]
@@ -323,18 +397,23 @@ mod tests {
             r#"{{"method":"tools/call","params":{},"jsonrpc":"2.0","id":7}}"#,
             &usual[usual.find(r#"{"name""#).unwrap()..usual.len() - 1]
         );
-        for text in [usual, method_first.as_str()] {
+        let after_arguments = |text: &str| {
             let (_, _, params) = canonical_call::read_parts(text.as_bytes()).unwrap();
-            assert!(canonical_call::arguments_before(params, USUAL_META).is_some(), "{text}");
+            tool_call::arguments_at(params, |_| None).map(|(_, _, after)| after.to_owned())
+        };
+        for text in [usual, method_first.as_str()] {
+            assert_eq!(after_arguments(text).as_deref(), Some(USUAL_META), "{text}");
         }
         // The same call with a space: no longer the usual text, read by serde.
         let spaced = usual.replace(r#""arguments":{"a":1}"#, r#""arguments": {"a":1}"#);
-        let (_, _, params) = canonical_call::read_parts(spaced.as_bytes()).unwrap();
-        assert!(canonical_call::arguments_before(params, USUAL_META).is_none());
+        assert_eq!(after_arguments(&spaced), None);
         for text in [usual, method_first.as_str(), spaced.as_str()] {
-            let call = StatelessCall::read(text.as_bytes()).unwrap();
+            let call = StatelessCall::read(text.as_bytes(), &server()).unwrap();
             assert_eq!((call.id(), call.tool(), call.version()), (&RequestId::Number(7), "add", STATELESS_VERSIONS[0]));
-            assert_eq!(call.arguments_text.map(|a| a.get().trim_start()), Some(r#"{"a":1}"#));
+            assert_eq!(call.arguments_text.map(str::trim_start), Some(r#"{"a":1}"#));
+            // Written the usual way, the arguments are read into the tool's type as the call is.
+            let typed = matches!(call.arguments, Some(Arguments::Typed { .. }));
+            assert_eq!(typed, text != spaced, "{text}");
             assert_eq!((&*call.client_capabilities, call.log_level), (&Value::Object(Map::new()), None));
         }
         assert_eq!(

@@ -1,5 +1,6 @@
 //! A call's arguments as the request gave them: a JSON value, or the text of an object, which a
-//! tool whose argument type enforces its whole inputSchema reads straight into that type.
+//! tool whose argument type enforces its whole inputSchema reads straight into that type (as the
+//! request is read, where the reader knows the tool).
 
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
@@ -7,22 +8,38 @@ use serde_json::value::RawValue;
 
 use super::plain_members::PlainMembers;
 use crate::api::rpc::RpcError;
+use crate::api::tool::TypedArguments;
 
 /// The arguments of a call.
 #[derive(Debug)]
 pub(crate) enum Arguments {
     Value(Value),
     /// The text of an object, checked as JSON when its message was read.
-    Text(Box<RawValue>),
+    Text(Box<str>),
+    /// The text of an object read into the tool's argument type as its message was read, which
+    /// checked it as JSON.
+    Typed {
+        text: Box<str>,
+        read: Typed,
+    },
 }
 
-/// Text is equal to the same text only (a value never is).
+/// Arguments read into the argument type of one of the table's tools: it is found again by its
+/// place, with no lookup of its name.
+#[derive(Debug)]
+pub(crate) struct Typed {
+    /// The tool's place among the table's tools of `table!`.
+    pub(crate) entry: usize,
+    pub(crate) arguments: TypedArguments,
+}
+
+/// Text is equal to the same text only, read or not (a value never is).
 impl PartialEq for Arguments {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Arguments::Value(a), Arguments::Value(b)) => a == b,
-            (Arguments::Text(a), Arguments::Text(b)) => a.get() == b.get(),
-            _ => false,
+            (Arguments::Value(_), _) | (_, Arguments::Value(_)) => false,
+            (a, b) => a.text() == b.text(),
         }
     }
 }
@@ -31,9 +48,9 @@ impl Arguments {
     /// From the text of a request's `arguments`, checked as JSON when its message was read.
     pub(crate) fn from_text(text: &RawValue) -> Self {
         match text.get().starts_with('{') {
-            true => Arguments::Text(text.to_owned()),
+            true => Arguments::Text(text.get().into()),
             // No object (`null`, an array, a scalar): a value, taken as none or refused as ever.
-            false => Arguments::Value(read_checked(text)),
+            false => Arguments::Value(read_checked(text.get())),
         }
     }
 
@@ -41,14 +58,22 @@ impl Arguments {
     pub(crate) fn into_value(self) -> Value {
         match self {
             Arguments::Value(value) => value,
-            Arguments::Text(text) => read_checked(&text),
+            Arguments::Text(text) | Arguments::Typed { text, .. } => read_checked(&text),
+        }
+    }
+
+    /// The text of an object, read or not.
+    pub(crate) fn text(&self) -> Option<&str> {
+        match self {
+            Arguments::Value(_) => None,
+            Arguments::Text(text) | Arguments::Typed { text, .. } => Some(text),
         }
     }
 }
 
 /// Text already checked as JSON, as a value: it always reads.
-fn read_checked(text: &RawValue) -> Value {
-    serde_json::from_str(text.get()).unwrap_or(Value::Null)
+fn read_checked(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
 /// A call's arguments as an object (none or null is an empty one); anything else is a protocol
@@ -56,7 +81,7 @@ fn read_checked(text: &RawValue) -> Value {
 pub(crate) fn object(args: Option<Arguments>) -> Result<Arguments, RpcError> {
     match args {
         None | Some(Arguments::Value(Value::Null)) => Ok(Arguments::Value(Value::Object(Default::default()))),
-        Some(args @ (Arguments::Value(Value::Object(_)) | Arguments::Text(_))) => Ok(args),
+        Some(args @ (Arguments::Value(Value::Object(_)) | Arguments::Text(_) | Arguments::Typed { .. })) => Ok(args),
         Some(Arguments::Value(_)) => Err(RpcError::invalid_params("tools/call arguments must be an object")),
     }
 }
@@ -76,14 +101,14 @@ impl Names {
     /// Whether the object `text` names only known members and each required one, not null. A
     /// name written with escapes counts as unknown: the arguments are then read as a value,
     /// which says exactly what is wrong.
-    pub(crate) fn admit(&self, text: &RawValue) -> bool {
+    pub(crate) fn admit(&self, text: &str) -> bool {
         if self.required.len() > 64 {
             return false;
         }
-        if !text.get().as_bytes().contains(&b'\\') {
-            return self.admit_members(PlainMembers::of(text.get()));
+        if !text.as_bytes().contains(&b'\\') {
+            return self.admit_members(PlainMembers::of(text));
         }
-        let mut reader = serde_json::Deserializer::from_str(text.get());
+        let mut reader = serde_json::Deserializer::from_str(text);
         serde::Deserializer::deserialize_map(&mut reader, self).unwrap_or(false)
     }
 
@@ -151,15 +176,15 @@ mod tests {
     #[test]
     fn names_admits_known_and_required_names() {
         let names = Names { known: Some(vec!["a".to_owned(), "b".to_owned()]), required: vec!["b".to_owned()] };
-        assert!(names.admit(&raw(r#"{"a": {"c": 1}, "b": 2}"#)));
-        assert!(!names.admit(&raw(r#"{"b": 2, "b": null}"#)));
-        assert!(!names.admit(&raw(r#"{"a": 1}"#)), "a required one absent");
-        assert!(!names.admit(&raw(r#"{"b": 1, "c": 2}"#)), "an unknown one");
-        assert!(!names.admit(&raw(r#"{"\u0062": 1}"#)), "escaped: read as a value instead");
-        assert!(!names.admit(&raw(r#"{"b": 2, "\u0063": 1}"#)), "escaped after the required one");
-        assert!(names.admit(&raw(r#"{"a": "x\"y", "b": 2}"#)), "escapes in a value only");
+        assert!(names.admit(r#"{"a": {"c": 1}, "b": 2}"#));
+        assert!(!names.admit(r#"{"b": 2, "b": null}"#));
+        assert!(!names.admit(r#"{"a": 1}"#), "a required one absent");
+        assert!(!names.admit(r#"{"b": 1, "c": 2}"#), "an unknown one");
+        assert!(!names.admit(r#"{"\u0062": 1}"#), "escaped: read as a value instead");
+        assert!(!names.admit(r#"{"b": 2, "\u0063": 1}"#), "escaped after the required one");
+        assert!(names.admit(r#"{"a": "x\"y", "b": 2}"#), "escapes in a value only");
         let open = Names { known: None, required: Vec::new() };
-        assert!(open.admit(&raw(r#"{"c": 1}"#)));
+        assert!(open.admit(r#"{"c": 1}"#));
     }
 
     /// Text without a backslash, read by its quotes and brackets, is admitted as serde reads it.
@@ -179,7 +204,7 @@ mod tests {
             let Ok(text) = RawValue::from_string(text.to_owned()) else { continue };
             let mut reader = serde_json::Deserializer::from_str(text.get());
             let by_serde = serde::Deserializer::deserialize_map(&mut reader, &names).unwrap_or(false);
-            assert_eq!(names.admit(&text), by_serde, "{text}");
+            assert_eq!(names.admit(text.get()), by_serde, "{text}");
         }
     }
 }

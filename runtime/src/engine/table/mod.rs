@@ -25,10 +25,10 @@ use crate::api::output::{Output, Rendered};
 use crate::api::rpc::RpcError;
 use crate::api::schema;
 use crate::api::table_error::TableError;
-use crate::api::tool::{BoxFuture, Tool};
+use crate::api::tool::{BoxFuture, Tool, TypedArguments};
 
 use arguments::Names;
-pub(crate) use arguments::{Arguments, object as arguments};
+pub(crate) use arguments::{Arguments, Typed, object as arguments};
 pub(crate) use ended::Ended;
 pub use header_marks::{MarkedProperties, MarkedProperty};
 pub(crate) use invocation::Invocation;
@@ -165,20 +165,44 @@ impl<S: Send + Sync + 'static> Entry<S> {
         }
     }
 
+    /// The JSON object of arguments at the start of `text` (not yet checked as JSON) read
+    /// straight into the tool's argument type, where that enforces the whole schema and the
+    /// arguments name what the schema requires and no other; with the length of their text.
+    /// Reading them so checks them as JSON. `None` otherwise: the arguments are then checked
+    /// against the schema.
+    pub(crate) fn read_typed(&self, text: &str) -> Option<(TypedArguments, usize)> {
+        let (Handler::Static(tool), Some(names)) = (&self.handler, &self.read_by_serde) else { return None };
+        // Read first, so that the names are looked for in text known to be JSON.
+        tool.read_text(text).filter(|(_, end)| names.admit(&text[..*end]))
+    }
+
     /// Checks the arguments: read straight into the tool's argument type where that enforces the
     /// whole schema (and names no argument the schema does not know), else against the schema.
-    fn prepare(&self, mut cx: Cx<S>, args: Arguments, written: bool) -> Result<Prepared<S>, Error> {
-        if let (Arguments::Text(text), Handler::Static(tool)) = (&args, &self.handler)
-            && self.read_by_serde.as_ref().is_some_and(|names| names.admit(text))
-        {
-            match tool.call_text(cx, text.get(), written) {
+    fn prepare(&self, cx: Cx<S>, args: Arguments, written: bool) -> Result<Prepared<S>, Error> {
+        let (cx, args) = match self.typed(args) {
+            Ok((tool, text, read)) => match tool.call_typed(cx, read, written) {
                 Ok(call) => return Ok(Prepared::Started(call)),
-                Err(given_back) => cx = given_back,
-            }
-        }
+                Err(given_back) => (given_back, Arguments::Text(text)),
+            },
+            Err(args) => (cx, args),
+        };
         let args = args.into_value();
         validate::arguments(self, &args)?;
         Ok(Prepared::Checked(cx, args))
+    }
+
+    /// The tool, and the arguments' text read into its argument type (as the request was read, or
+    /// now); else the arguments back, to be checked against the schema.
+    fn typed(&self, args: Arguments) -> Result<(&dyn Tool<S>, Box<str>, TypedArguments), Arguments> {
+        let Handler::Static(tool) = &self.handler else { return Err(args) };
+        match args {
+            Arguments::Typed { text, read } => Ok((tool.as_ref(), text, read.arguments)),
+            Arguments::Text(text) => match self.read_typed(&text) {
+                Some((read, end)) if end == text.len() => Ok((tool.as_ref(), text, read)),
+                _ => Err(Arguments::Text(text)),
+            },
+            Arguments::Value(_) => Err(args),
+        }
     }
 
     /// Runs the tool on arguments that have passed validation.
@@ -269,6 +293,26 @@ impl<S: Send + Sync + 'static> Table<S> {
         }
         let dynamic = self.dynamic.read().unwrap_or_else(|p| p.into_inner());
         dynamic.iter().find(|e| e.descriptor.name == name).cloned()
+    }
+
+    /// The JSON object of arguments at the start of `text` read into the argument type of the
+    /// tool of that name, as [`Entry::read_typed`] reads it, with the length of its text; `None`
+    /// for a tool added at run time, which reads no text.
+    pub(crate) fn read_typed(&self, name: &str, text: &str) -> Option<(Typed, usize)> {
+        let entry = *self.index.get(name)?;
+        let (arguments, end) = self.static_entries[entry].read_typed(text)?;
+        Some((Typed { entry, arguments }, end))
+    }
+
+    /// The tool of that name, found by its place when `args` were read into its argument type.
+    pub(crate) fn get_for(&self, name: &str, args: Option<&Arguments>) -> Option<Arc<Entry<S>>> {
+        if let Some(Arguments::Typed { read, .. }) = args
+            && let Some(entry) = self.static_entries.get(read.entry)
+            && entry.descriptor.name == name
+        {
+            return Some(Arc::clone(entry));
+        }
+        self.get(name)
     }
 
     /// Every tool: those of `table!` in declaration order, then the dynamic tools in insertion order.

@@ -193,8 +193,8 @@ async fn post<S: Send + Sync + 'static, B: RequestBody>(
     // A stateless tool call of the usual kind, read once, from its text; anything unusual (a
     // header that does not mirror it included) takes the path below, which answers it.
     if read.session.is_none()
-        && let Some(call) = StatelessCall::read(bytes)
-        && stateless::mirrors(cx, &read, &call)
+        && let Some(call) = StatelessCall::read(bytes, &cx.server)
+        && stateless::mirrors(&read, &call)
     {
         if let Err(refusal) = auth::scopes::authorize_tool(cx, &caller.context, call.tool()) {
             return refusal;

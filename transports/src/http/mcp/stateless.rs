@@ -103,24 +103,17 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     answer_post(answer, &id, cx.options.sse_keepalive, answered)
 }
 
-/// Whether the headers mirror a call read from its text as [`check_headers`] requires, for a
-/// tool that marks no argument; `false` leaves the call to [`post`], which answers any mismatch.
-pub(super) fn mirrors<S: Send + Sync + 'static>(
-    cx: &HttpContext<S>,
-    headers: &PostHeaders<'_>,
-    call: &StatelessCall<'_>,
-) -> bool {
+/// Whether the headers mirror a call read from its text as [`check_headers`] requires (its tool
+/// marks no argument); `false` leaves the call to [`post`], which answers any mismatch.
+pub(super) fn mirrors(headers: &PostHeaders<'_>, call: &StatelessCall<'_>) -> bool {
     // Bytes equal to a version or method, which are visible ASCII, are as valid as those are.
     let is = |value: Option<&HeaderValue>, expected: &str| value.is_some_and(|v| v.as_bytes() == expected.as_bytes());
-    // A tool's name (the lookup below makes sure it is one) is plain ASCII, never Base64-wrapped:
-    // a header equal to it names it as it is, and only another needs decoding.
+    // A tool's name (the call's is one) is plain ASCII, never Base64-wrapped: a header equal to it
+    // names it as it is, and only another needs decoding.
     let names = |value: Option<&HeaderValue>| {
         is(value, call.tool()) || visible(value).map(decoded).is_some_and(|name| name.as_deref() == Ok(call.tool()))
     };
-    is(headers.version, call.version())
-        && is(headers.method, "tools/call")
-        && names(headers.name)
-        && cx.server.table().get(call.tool()).is_some_and(|tool| tool.marked_headers.is_empty())
+    is(headers.version, call.version()) && is(headers.method, "tools/call") && names(headers.name)
 }
 
 /// A header value's text, when it is valid visible ASCII.

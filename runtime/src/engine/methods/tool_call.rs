@@ -324,6 +324,8 @@ mod tests {
     /// tool's type or not.
     #[test]
     fn reads_a_usual_call_as_serde_reads_it() {
+        // Nested as deep as the message's reader reads, and one level deeper.
+        let nested = |levels: usize| format!(r#"{{"a":{}1{}}}"#, "[".repeat(levels), "]".repeat(levels));
         let arguments = [
             r#"{"a":1,"b":2}"#,
             r#"{"s":"\u00e9}}","n":[1.5,-0,{"x":null}]}"#,
@@ -334,7 +336,15 @@ mod tests {
             r#"{"a":1}  }"#,
             "{}",
             "[]",
+            &nested(123),
+            &nested(124),
         ];
+        let deepest_read = arguments.iter().filter(|a| a.starts_with(r#"{"a":["#)).map(|a| {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{a}}}}}"#);
+            raw_request::read::<TextParams>(line.as_bytes(), "tools/call").is_some()
+        });
+        assert_eq!(deepest_read.collect::<Vec<_>>(), [true, false], "the limit is where the test says");
         for arguments in arguments {
             for name in ["add_numbers", "", "é", "a b", r"a\u0062"] {
                 let line = format!(

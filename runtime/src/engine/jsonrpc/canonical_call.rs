@@ -1,11 +1,11 @@
 //! A `tools/call` written the way clients write one, recognized by its constant parts: only the
-//! id and the name are read, and the rest of the params (the arguments on) found for the caller. Clients write one of two orders, compact:
-//! `jsonrpc`, an integer `id`, `method`, then `params` (the Python SDK, rmcp, tooltable's client),
-//! or `method`, `params`, then `jsonrpc` and `id` (the TypeScript SDK, which most hosts embed);
-//! `params` hold `name` and `arguments`, in that order, then what the caller names. Anything
-//! else, and anything in those three that is out of the ordinary (an id not of a few digits, a
-//! name with an escape), is left to [`raw_request::read`](super::raw_request::read), which reads
-//! the same message alike.
+//! id and the name are read, and the rest of the params (from the arguments on) is found for the
+//! caller to read. Clients write one of two orders, compact: `jsonrpc`, an integer `id`,
+//! `method`, then `params` (the Python SDK, rmcp, tooltable's client), or `method`, `params`,
+//! then `jsonrpc` and `id` (the TypeScript SDK, which most hosts embed); `params` hold `name` and
+//! `arguments`, in that order, then what the caller names. Anything else, and anything in those
+//! three that is out of the ordinary (an id not of a few digits, a name with an escape), is left
+//! to [`raw_request::read`](super::raw_request::read), which reads the same message alike.
 
 use super::RequestId;
 

@@ -83,6 +83,12 @@ mod tests {
             let as_value: serde_json::Value = serde_json::from_str(&line).unwrap();
             assert_eq!(as_value["params"]["arguments"], serde_json::from_str::<serde_json::Value>(arguments).unwrap());
         }
+        for id in ["1", "10", "999999999999999999"] {
+            for line in [call(id, "t", "{}"), method_first(id, "t", "{}")] {
+                let (read, _, _) = read_parts(line.as_bytes()).unwrap();
+                assert_eq!(read, RequestId::Number(id.parse().unwrap()), "{line}");
+            }
+        }
         assert_eq!(
             method_first("7", "t", "{}"),
             r#"{"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":7}"#
@@ -122,6 +128,8 @@ mod tests {
             }
         }
         assert!(read_parts(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\",\"arguments\":{}}}").is_none());
+        let not_utf8 = b"{\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"a\":\"\xc3\"}},\"jsonrpc\":\"2.0\",\"id\":1}";
+        assert!(read_parts(not_utf8).is_none(), "arguments that are not UTF-8");
         let two_ids = r#"{"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":1,"id":2}"#;
         assert!(usual(two_ids).is_none());
     }

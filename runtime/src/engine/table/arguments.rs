@@ -2,7 +2,6 @@
 //! tool whose argument type enforces its whole inputSchema reads straight into that type (as the
 //! request is read, where the reader knows the tool).
 
-use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -105,11 +104,8 @@ impl Names {
         if self.required.len() > 64 {
             return false;
         }
-        if !text.as_bytes().contains(&b'\\') {
-            return self.admit_members(PlainMembers::of(text));
-        }
-        let mut reader = serde_json::Deserializer::from_str(text);
-        serde::Deserializer::deserialize_map(&mut reader, self).unwrap_or(false)
+        let mut members = PlainMembers::of(text);
+        self.admit_members(&mut members) && !members.stopped_at_escape()
     }
 
     /// Whether `members` (each name, and whether its value is null) name only known members and
@@ -130,33 +126,9 @@ impl Names {
     }
 }
 
-impl<'de> Visitor<'de> for &Names {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        // Read as they are looked at, so that an unknown name stops the reading there.
-        let mut failed = None;
-        let members = std::iter::from_fn(|| {
-            let mut member = || -> Result<Option<(&'de str, bool)>, A::Error> {
-                let Some(name) = map.next_key::<&str>()? else { return Ok(None) };
-                Ok(Some((name, map.next_value::<Option<IgnoredAny>>()?.is_none())))
-            };
-            member().unwrap_or_else(|e| {
-                failed = Some(e);
-                None
-            })
-        });
-        let admitted = self.admit_members(members);
-        failed.map_or(Ok(admitted), Err)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
     use serde_json::json;
 
     use super::*;
@@ -187,7 +159,7 @@ mod tests {
         assert!(open.admit(r#"{"c": 1}"#));
     }
 
-    /// Text without a backslash, read by its quotes and brackets, is admitted as serde reads it.
+    /// Text read by its quotes and brackets is admitted as serde reads it, escapes and all.
     #[test]
     fn plain_text_is_admitted_as_serde_reads_it() {
         let names = Names { known: Some(vec!["a".to_owned(), "b".to_owned()]), required: vec!["b".to_owned()] };
@@ -199,12 +171,37 @@ mod tests {
             r#"{"a": "b", "c": "b"}"#,
             r#"{"b": 1, "b": 2, "a": nullx}"#,
             "{}",
+            r#"{"a": "x\"y", "b": 2}"#,
+            r#"{"a": ["\\", {"c": "\"}"}], "b": "\\\""}"#,
+            r#"{"\u0062": 1}"#,
+            r#"{"b": 2, "\u0063": 1}"#,
+            r#"{"b": 2, "a\n": 1}"#,
         ];
         for text in texts {
             let Ok(text) = RawValue::from_string(text.to_owned()) else { continue };
             let mut reader = serde_json::Deserializer::from_str(text.get());
-            let by_serde = serde::Deserializer::deserialize_map(&mut reader, &names).unwrap_or(false);
+            let by_serde = serde::Deserializer::deserialize_map(&mut reader, BySerde(&names)).unwrap_or(false);
             assert_eq!(names.admit(text.get()), by_serde, "{text}");
+        }
+    }
+
+    /// [`Names::admit`] with the members read by serde: a name written with an escape, which
+    /// serde reads only as an owned string, fails.
+    struct BySerde<'n>(&'n Names);
+
+    impl<'de> Visitor<'de> for BySerde<'_> {
+        type Value = bool;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut members = Vec::new();
+            while let Some(name) = map.next_key::<&'de str>()? {
+                members.push((name, map.next_value::<Option<IgnoredAny>>()?.is_none()));
+            }
+            Ok(self.0.admit_members(members.into_iter()))
         }
     }
 }

@@ -281,6 +281,21 @@ async fn a_task_runs_through_the_layers_and_within_its_time_limit() {
     assert_eq!(seen.lock().unwrap()[1], "log < tool_error");
 }
 
+/// A call's arguments read into the tool's type keep their text only while a layer may read it:
+/// an outer layer set on a server that had none sees the calls read after it, arguments whole.
+#[tokio::test]
+async fn an_outer_layer_set_later_sees_the_calls_read_after_it_with_their_arguments() {
+    let seen = Seen::default();
+    let server = builder().build().unwrap();
+    let mut p = Peer::initialized(&server, json!({}));
+    p.send_with(call(1, "echo", json!({ "text": "before" })), &STDIO);
+    assert_eq!(p.response(1).await["result"]["structuredContent"], json!({ "text": "before" }));
+    assert!(server.set_outer_layer(Record { name: "outer", seen: Arc::clone(&seen) }));
+    p.send_with(call(2, "echo", json!({ "text": "after" })), &STDIO);
+    assert_eq!(p.response(2).await["result"]["structuredContent"], json!({ "text": "after" }));
+    assert_eq!(*seen.lock().unwrap(), [r#"outer > echo {"text":"after"} stdio handshake"#, "outer < ok"]);
+}
+
 #[test]
 fn an_outer_layer_is_set_once_and_sees_a_call_first() {
     let seen = Seen::default();

@@ -107,7 +107,7 @@ pub(crate) fn arguments_at(
         return None;
     }
     let arguments = match read {
-        Some(read) => Arguments::Typed { text: text.into(), read },
+        Some(read) => Arguments::Typed { text: read.keeps_text.then(|| text.into()), read },
         None => Arguments::Text(text.into()),
     };
     Some((text, arguments, after))
@@ -317,7 +317,8 @@ mod tests {
     fn loosely_typed(_: &str, text: &str) -> Option<(Typed, usize)> {
         let mut values = serde_json::Deserializer::from_str(text).into_iter::<BTreeMap<String, IgnoredAny>>();
         let members = values.next()?.ok()?;
-        Some((Typed { entry: 0, arguments: TypedArguments(Box::new(members)) }, values.byte_offset()))
+        let arguments = TypedArguments(Box::new(members));
+        Some((Typed { entry: 0, arguments, keeps_text: true }, values.byte_offset()))
     }
 
     /// A call read from its constant parts is the call serde reads, its arguments read into the

@@ -24,7 +24,9 @@ impl<S: Send + Sync + 'static> Server<S> {
         let args = table::arguments(args)?;
         let default_timeout_ms = self.0.config.call_timeout.map(|limit| limit.as_millis().max(1) as u64);
         let outer = self.0.outer_layer.get();
-        if outer.is_none() && self.0.layers.is_empty() {
+        // Arguments read when the server had no layer are the tool's type alone: their call runs
+        // as read, as a call already running does when a layer is set.
+        if !self.has_layers() || args.is_typed_only() {
             return Ok(tool.invoke(cx, args, default_timeout_ms, written));
         }
         Ok(Invocation::Boxed(Box::pin(async move {
@@ -36,6 +38,20 @@ impl<S: Send + Sync + 'static> Server<S> {
                 None => next.run(call).await,
             })
         })))
+    }
+}
+
+impl<S: Send + Sync + 'static> Server<S> {
+    /// The arguments at the start of `text` read into the argument type of the tool `name`, as
+    /// [`Table::read_typed`](table::Table::read_typed) reads them: their text is kept only when
+    /// the server has a layer, which reads them as a value.
+    pub(crate) fn read_typed(&self, name: &str, text: &str) -> Option<(table::Typed, usize)> {
+        self.0.table.read_typed(name, text, self.has_layers())
+    }
+
+    /// Whether calls pass through layers, which see their arguments and outcomes as values.
+    fn has_layers(&self) -> bool {
+        self.0.outer_layer.get().is_some() || !self.0.layers.is_empty()
     }
 }
 

@@ -181,7 +181,7 @@ impl<S: Send + Sync + 'static> Server<S> {
 
     /// Puts a layer around every other one (the first to see a call), once: false when the
     /// server has one already. How the standard command line adds its call log to a server built
-    /// elsewhere; calls already running do not pass it.
+    /// elsewhere; calls already read (or running) do not pass it.
     pub fn set_outer_layer(&self, layer: impl Layer<S>) -> bool {
         self.0.outer_layer.set(Box::new(layer)).is_ok()
     }

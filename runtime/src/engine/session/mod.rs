@@ -138,7 +138,7 @@ impl<S: Send + Sync + 'static> Session<S> {
         }
         // The hot path: a tool call, its arguments left as text for the tool to read.
         if self.is_initialized()
-            && let Some(call) = tool_call::read(bytes, |tool, text| self.0.server.table().read_typed(tool, text))
+            && let Some(call) = tool_call::read(bytes, |tool, text| self.0.server.read_typed(tool, text))
         {
             return self.0.tool_call(call, RequestEra::Handshake, context);
         }

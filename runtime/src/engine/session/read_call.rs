@@ -49,7 +49,7 @@ impl<S: Send + Sync + 'static> Session<S> {
         if !self.is_initialized() {
             return None;
         }
-        tool_call::read(bytes, |tool, text| self.0.server.table().read_typed(tool, text)).map(ToolCall)
+        tool_call::read(bytes, |tool, text| self.0.server.read_typed(tool, text)).map(ToolCall)
     }
 
     /// Handles a call [`read_tool_call`](Self::read_tool_call) read, as `handle_bytes` handles

@@ -56,9 +56,8 @@ impl<'a> StatelessCall<'a> {
     /// [`decode`](crate::transport::jsonrpc::decode) then reads. Its arguments are read into the
     /// tool's argument type where they can be.
     pub fn read<S: Send + Sync + 'static>(bytes: &'a [u8], server: &Server<S>) -> Option<Self> {
-        let table = server.table();
-        let call = Self::read_usual(bytes, |name, text| table.read_typed(name, text))?;
-        let tool = table.get_for(call.name, call.arguments.as_ref())?;
+        let call = Self::read_usual(bytes, |name, text| server.read_typed(name, text))?;
+        let tool = server.table().get_for(call.name, call.arguments.as_ref())?;
         tool.marked_headers.is_empty().then_some(call)
     }
 

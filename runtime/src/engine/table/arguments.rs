@@ -16,9 +16,10 @@ pub(crate) enum Arguments {
     /// The text of an object, checked as JSON when its message was read.
     Text(Box<str>),
     /// The text of an object read into the tool's argument type as its message was read, which
-    /// checked it as JSON.
+    /// checked it as JSON. The text is kept only when the server had a layer, which reads the
+    /// arguments as a value (see [`Typed::keeps_text`]).
     Typed {
-        text: Box<str>,
+        text: Option<Box<str>>,
         read: Typed,
     },
 }
@@ -30,6 +31,8 @@ pub(crate) struct Typed {
     /// The tool's place among the table's tools of `table!`.
     pub(crate) entry: usize,
     pub(crate) arguments: TypedArguments,
+    /// Whether their text is kept with them: a copy that only a layer reads.
+    pub(crate) keeps_text: bool,
 }
 
 /// Text is equal to the same text only, read or not (a value never is).
@@ -53,20 +56,29 @@ impl Arguments {
         }
     }
 
-    /// The arguments as a JSON value.
+    /// The arguments as a JSON value. Arguments read into the tool's type without their text
+    /// are never asked for (a call read when the server had no layer runs without one); should
+    /// they be, they are an empty object, which the schema then judges.
     pub(crate) fn into_value(self) -> Value {
         match self {
             Arguments::Value(value) => value,
-            Arguments::Text(text) | Arguments::Typed { text, .. } => read_checked(&text),
+            Arguments::Text(text) | Arguments::Typed { text: Some(text), .. } => read_checked(&text),
+            Arguments::Typed { text: None, .. } => Value::Object(Default::default()),
         }
     }
 
-    /// The text of an object, read or not.
+    /// The text of an object, read or not, where it was kept.
     pub(crate) fn text(&self) -> Option<&str> {
         match self {
             Arguments::Value(_) => None,
-            Arguments::Text(text) | Arguments::Typed { text, .. } => Some(text),
+            Arguments::Text(text) => Some(text),
+            Arguments::Typed { text, .. } => text.as_deref(),
         }
+    }
+
+    /// Whether these are arguments read into the tool's type without their text.
+    pub(crate) fn is_typed_only(&self) -> bool {
+        matches!(self, Arguments::Typed { text: None, .. })
     }
 }
 

@@ -179,26 +179,27 @@ impl<S: Send + Sync + 'static> Entry<S> {
     /// Checks the arguments: read straight into the tool's argument type where that enforces the
     /// whole schema (and names no argument the schema does not know), else against the schema.
     fn prepare(&self, cx: Cx<S>, args: Arguments, written: bool) -> Result<Prepared<S>, Error> {
-        let (cx, args) = match self.typed(args) {
-            Ok((tool, text, read)) => match tool.call_typed(cx, read, written) {
-                Ok(call) => return Ok(Prepared::Started(call)),
-                Err(given_back) => (given_back, Arguments::Text(text)),
-            },
-            Err(args) => (cx, args),
+        let args = match self.typed(args) {
+            Ok((tool, read)) => {
+                // The tool reads the type it read the arguments into: it never hands them back.
+                let call = tool.call_typed(cx, read, written);
+                return call.map(Prepared::Started).map_err(|_| Error::internal("arguments read for another type"));
+            }
+            Err(args) => args,
         };
         let args = args.into_value();
         validate::arguments(self, &args)?;
         Ok(Prepared::Checked(cx, args))
     }
 
-    /// The tool, and the arguments' text read into its argument type (as the request was read, or
-    /// now); else the arguments back, to be checked against the schema.
-    fn typed(&self, args: Arguments) -> Result<(&dyn Tool<S>, Box<str>, TypedArguments), Arguments> {
+    /// The tool and the arguments read into its argument type (as the request was read, or now);
+    /// else the arguments back, to be checked against the schema.
+    fn typed(&self, args: Arguments) -> Result<(&dyn Tool<S>, TypedArguments), Arguments> {
         let Handler::Static(tool) = &self.handler else { return Err(args) };
         match args {
-            Arguments::Typed { text, read } => Ok((tool.as_ref(), text, read.arguments)),
+            Arguments::Typed { read, .. } => Ok((tool.as_ref(), read.arguments)),
             Arguments::Text(text) => match self.read_typed(&text) {
-                Some((read, end)) if end == text.len() => Ok((tool.as_ref(), text, read)),
+                Some((read, end)) if end == text.len() => Ok((tool.as_ref(), read)),
                 _ => Err(Arguments::Text(text)),
             },
             Arguments::Value(_) => Err(args),
@@ -297,11 +298,12 @@ impl<S: Send + Sync + 'static> Table<S> {
 
     /// The JSON object of arguments at the start of `text` read into the argument type of the
     /// tool of that name, as [`Entry::read_typed`] reads it, with the length of its text; `None`
-    /// for a tool added at run time, which reads no text.
-    pub(crate) fn read_typed(&self, name: &str, text: &str) -> Option<(Typed, usize)> {
+    /// for a tool added at run time, which reads no text. The text is to be kept with them when
+    /// `keeps_text`.
+    pub(crate) fn read_typed(&self, name: &str, text: &str, keeps_text: bool) -> Option<(Typed, usize)> {
         let entry = *self.index.get(name)?;
         let (arguments, end) = self.static_entries[entry].read_typed(text)?;
-        Some((Typed { entry, arguments }, end))
+        Some((Typed { entry, arguments, keeps_text }, end))
     }
 
     /// The tool of that name, found by its place when `args` were read into its argument type.

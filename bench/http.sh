@@ -119,6 +119,7 @@ stateless() {
 }
 
 start floor "$floor_bin" 127.0.0.1:0
+start floor-stateless "$floor_bin" 127.0.0.1:0 stateless
 start tooltable env RUST_LOG=warn "$tooltable_bin" serve --listen 127.0.0.1:0
 start rmcp-json "$rmcp_bin" json 127.0.0.1:0
 start rmcp-session "$rmcp_bin" session 127.0.0.1:0
@@ -134,11 +135,15 @@ if [[ -n "$baseline" ]]; then
 fi
 [[ "$(curl -sS "${url[tooltable]}/add?a=1&b=2")" == *'"sum":3'* ]] || { log "GET /add does not answer sum 3"; exit 1; }
 
-# Points: KEY|SERVER|URL|MODE|SESSION (MODE: bench/http/load.lua's get, mcp or stateless). The floor is measured twice: with wrk's pre-built GET (the
-# floor for GET /add) and with the very Lua-built POSTs sent to /mcp (the floor for /mcp).
+# Points: KEY|SERVER|URL|MODE|SESSION (MODE: bench/http/load.lua's get, mcp or stateless). The floor
+# is measured three times: with wrk's pre-built GET (the floor for GET /add), with the very
+# Lua-built POSTs sent to tooltable's /mcp, its session's id included (the floor for /mcp), and,
+# answering as revision 2026-07-28 does, with the stateless POSTs (the floor of a stateless call,
+# whose request and answer are longer).
 points=(
   "floor-get|floor|${url[floor]}/|get|"
-  "floor-post|floor|${url[floor]}/mcp|mcp|-"
+  "floor-post|floor|${url[floor]}/mcp|mcp|$tt_sid"
+  "floor-stateless|floor-stateless|${url[floor-stateless]}/mcp|stateless|"
   "tt-rest|tooltable|${url[tooltable]}/add?a=1&b=2|get|"
   "tt-mcp|tooltable|${url[tooltable]}/mcp|mcp|$tt_sid"
   "tt-stateless|tooltable|${url[tooltable]}/mcp|stateless|"
@@ -171,7 +176,7 @@ load() {
   [[ ${#pin[@]} -eq 0 ]] || taskset -a -p -c "$all_cpus" "${pid_of[$server]}" >/dev/null
 }
 
-log "servers: floor ${url[floor]}, tooltable ${url[tooltable]}, rmcp-json ${url[rmcp-json]}, rmcp-session ${url[rmcp-session]}"
+log "servers: floor ${url[floor]} and ${url[floor-stateless]}, tooltable ${url[tooltable]}, rmcp-json ${url[rmcp-json]}, rmcp-session ${url[rmcp-session]}"
 log "load: ${duration}s per point, levels ${levels[*]}, $rounds round(s), wrk threads 1 / $threads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for level in 1 64; do
   for p in "${points[@]}"; do
@@ -205,6 +210,7 @@ target_ratios=(
   "mcp-floor|tt-mcp|floor-post"
   "mcp-rmcp|tt-mcp|rmcp-json"
   "stateless-session|tt-stateless|tt-mcp"
+  "wire-stateless-session|floor-stateless|floor-post"
 )
 [[ -z "$baseline" ]] || target_ratios+=("mcp-base|tt-mcp|base-mcp" "stateless-base|tt-stateless|base-stateless")
 declare -A point_of
@@ -302,7 +308,8 @@ function paired(key, conc, label, target,   n, k, id, v, i, j, t, median) {
 }
 END {
   name["floor-get"] = "floor        GET  /            (wrk pre-built request)"
-  name["floor-post"] = "floor        POST /mcp         (same Lua-built POSTs as below)"
+  name["floor-post"] = "floor        POST /mcp         (the session POSTs below, byte for byte)"
+  name["floor-stateless"] = "floor        POST /mcp         (the 2026-07-28 POSTs below)"
   name["tt-rest"] = "tooltable    GET  /add?a=1&b=2 (REST)"
   name["tt-mcp"] = "tooltable    POST /mcp tools/call (session, application/json)"
   name["tt-stateless"] = "tooltable    POST /mcp tools/call (2026-07-28, no session, JSON)"
@@ -310,7 +317,7 @@ END {
   name["rmcp-session"] = "rmcp         POST /mcp tools/call (session, SSE response)"
   name["base-mcp"] = "baseline     POST /mcp tools/call (session, application/json)"
   name["base-stateless"] = "baseline     POST /mcp tools/call (2026-07-28, no session, JSON)"
-  npoints = split("floor-get floor-post tt-rest tt-mcp tt-stateless rmcp-json rmcp-session" \
+  npoints = split("floor-get floor-post floor-stateless tt-rest tt-mcp tt-stateless rmcp-json rmcp-session" \
     (baseline != "" ? " base-mcp base-stateless" : ""), order, " ")
   split("1 1cpu 64", levels, " ")
   printf "%-64s %5s %10s %9s %9s %9s %7s\n", "server / request", "conc", "req/s", "mean µs", "p50 µs", "p99 µs", "errors"
@@ -337,6 +344,7 @@ END {
     paired("mcp-floor", conc, "tooltable /mcp / floor POST", 0.8)
     paired("mcp-rmcp", conc, "tooltable /mcp / rmcp (stateless JSON)", 1.5)
     paired("stateless-session", conc, "tooltable stateless / session /mcp", 1.0)
+    paired("wire-stateless-session", conc, "  the floor: stateless / session POST", 0)
     if (baseline != "") {
       paired("mcp-base", conc, "tooltable /mcp / baseline /mcp (the change)", 0)
       paired("stateless-base", conc, "tooltable stateless / baseline stateless", 0)

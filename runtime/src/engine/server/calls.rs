@@ -23,12 +23,12 @@ impl<S: Send + Sync + 'static> Server<S> {
     ) -> Result<Invocation<'a>, RpcError> {
         let args = table::arguments(args)?;
         let default_timeout_ms = self.0.config.call_timeout.map(|limit| limit.as_millis().max(1) as u64);
-        let outer = self.0.outer_layer.get();
         // Arguments read when the server had no layer are the tool's type alone: their call runs
         // as read, as a call already running does when a layer is set.
         if !self.has_layers() || args.is_typed_only() {
             return Ok(tool.invoke(cx, args, default_timeout_ms, written));
         }
+        let outer = self.0.outer_layer.get();
         Ok(Invocation::Boxed(Box::pin(async move {
             let innermost = Limited { tool, default_timeout_ms };
             let (call, next) =
@@ -39,9 +39,7 @@ impl<S: Send + Sync + 'static> Server<S> {
             })
         })))
     }
-}
 
-impl<S: Send + Sync + 'static> Server<S> {
     /// The arguments at the start of `text` read into the argument type of the tool `name`, as
     /// [`Table::read_typed`](table::Table::read_typed) reads them: their text is kept only when
     /// the server has a layer, which reads them as a value.

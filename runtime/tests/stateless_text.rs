@@ -62,6 +62,12 @@ async fn answers(server: &Server<()>, text: &str, fast: bool) -> (Vec<Value>, Op
         Some(call) => peer.session.call_stateless(call, &CONTEXT),
         None => peer.session.handle(decode(text.as_bytes()).unwrap(), &CONTEXT),
     }
+    sent_until_answer(&mut peer).await
+}
+
+/// Each message the peer's session sent, up to its answer, and the answer's `requestState`,
+/// replaced by a mark.
+async fn sent_until_answer(peer: &mut Peer) -> (Vec<Value>, Option<String>) {
     let mut sent = Vec::new();
     let mut state = None;
     loop {
@@ -211,6 +217,49 @@ async fn a_session_of_calls_serves_the_next_call_once_nothing_of_the_last_runs()
         }
     };
     assert_eq!((answer["id"].clone(), answer["result"]["structuredContent"]["sum"].clone()), (json!(7), json!(3)));
+}
+
+/// Each call a session of calls serves is served in its own `_meta`, however the last was.
+#[tokio::test]
+async fn a_session_of_calls_serves_each_call_as_its_own_request() {
+    let server = server();
+    let mut peer = Peer::for_calls(&server);
+    let elicits = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/logLevel":"info"}"#;
+    let adding = |meta: &str| call(&format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{meta}}}"#));
+    let asking = |z: u32| call(&format!(r#"{{"name":"ask_name","arguments":{{"z":{z}}},"_meta":{elicits}}}"#));
+    let mut served = Vec::new();
+    for text in [adding(META), adding(elicits), adding(META), asking(1), asking(22)] {
+        // Each call ends before the next comes, which the session then serves in what it kept.
+        let ready = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            while !peer.session.ready_for_another_call() {
+                tokio::task::yield_now().await;
+            }
+        });
+        assert!(ready.await.is_ok(), "the last call let go of the session");
+        peer.session.call_stateless(StatelessCall::read(text.as_bytes(), &server).unwrap(), &CONTEXT);
+        served.push(sent_until_answer(&mut peer).await);
+    }
+    let logged = |(sent, _): &(Vec<Value>, Option<String>)| sent.iter().any(|m| m["method"] == "notifications/message");
+    let capabilities = |(sent, _): &(Vec<Value>, Option<String>)| {
+        sent.last().unwrap()["result"]["structuredContent"]["capabilities"].clone()
+    };
+    assert_eq!(served.iter().take(3).map(logged).collect::<Vec<_>>(), [false, true, false], "each its log level");
+    assert_eq!(capabilities(&served[1]), json!({ "elicitation": { "form": {} } }));
+    assert_eq!((capabilities(&served[0]), capabilities(&served[2])), (json!({}), json!({})));
+    // Each question's state is bound to the call that asked it: it opens for that call alone.
+    let answering = |z: u32, state: &str| {
+        call(&format!(
+            r#"{{"name":"ask_name","arguments":{{"z":{z}}},"requestState":"{state}","inputResponses":{{}},"_meta":{elicits}}}"#
+        ))
+    };
+    for (asked, z) in [(&served[3], 1), (&served[4], 22)] {
+        let state = asked.1.as_deref().unwrap();
+        let (own, _) = answers(&server, &answering(z, state), false).await;
+        assert_eq!(own.last().unwrap()["result"]["resultType"], "input_required", "{own:?}");
+        let (other, _) = answers(&server, &answering(23 - z, state), false).await;
+        let refusal = other.last().unwrap()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(refusal.contains("another request"), "{refusal}");
+    }
 }
 
 #[test]

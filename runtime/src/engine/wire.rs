@@ -1,7 +1,7 @@
 //! What every method family's wire types share.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// An empty object: the result of `ping`, `logging/setLevel`, `tasks/update`..., and a
 /// capability that has no settings.
@@ -25,4 +25,10 @@ impl WireResult for Empty {}
 /// always serializes.
 pub(crate) fn to_value<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// An object's member, found by comparing names: the params of a request, their `_meta` and a
+/// client's capabilities have few, and comparing costs less than hashing the name to look it up.
+pub(crate) fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    object.iter().find_map(|(k, v)| (k == key).then_some(v))
 }

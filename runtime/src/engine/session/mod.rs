@@ -27,7 +27,7 @@ use crate::engine::methods::{self, tool_result, tools};
 use crate::engine::outbox::{Destination, Outbox, Outgoing};
 use crate::engine::params::{self, Field};
 use crate::engine::server::Server;
-use crate::engine::stateless::{self, StatelessResult, listen};
+use crate::engine::stateless::{self, RequestMeta, StatelessResult, listen};
 
 pub(crate) use call::{CallScope, InFlight, Reply};
 pub(crate) use catch_unwind::catch_panic;
@@ -65,6 +65,9 @@ pub(crate) struct SessionCore<S> {
     pub(crate) idle: tokio::sync::Notify,
     /// Who sent the first message the session handled (its `initialize`).
     opened_by: OnceLock<Option<Arc<Principal>>>,
+    /// The `_meta` of the last stateless call, which the next call's is written over once nothing
+    /// else holds it (see [`Session::call_stateless`]).
+    last_meta: Option<Arc<RequestMeta>>,
 }
 
 /// A session handle. Dropping it (or [`Session::close`]) aborts the calls still running.
@@ -122,6 +125,7 @@ impl<S: Send + Sync + 'static> Session<S> {
             next_request: AtomicI64::new(1),
             idle: tokio::sync::Notify::new(),
             opened_by: OnceLock::new(),
+            last_meta: None,
         });
         Session(core)
     }

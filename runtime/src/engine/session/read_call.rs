@@ -3,6 +3,7 @@
 //! that waits for the answer), and would otherwise decode the message to a JSON value first.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::Session;
 use crate::api::context::RequestContext;
@@ -60,11 +61,14 @@ impl<S: Send + Sync + 'static> Session<S> {
 
     /// Handles a call [`StatelessCall::read`] read, as [`handle`](Self::handle) handles its
     /// message decoded: in its own era on a session with no handshake (as a request of the
-    /// stateless revision is served), in the session's after one.
-    pub fn call_stateless(&self, call: StatelessCall<'_>, context: &RequestContext) {
-        let era = match self.is_initialized() {
-            true => RequestEra::Handshake,
-            false => call.era(),
+    /// stateless revision is served), in the session's after one. A session that nothing else
+    /// holds (one [readied for another call](Self::ready_for_another_call)) writes the call's
+    /// `_meta` over its last call's, rather than making one.
+    pub fn call_stateless(&mut self, call: StatelessCall<'_>, context: &RequestContext) {
+        let era = match (self.is_initialized(), Arc::get_mut(&mut self.0)) {
+            (true, _) => RequestEra::Handshake,
+            (false, Some(core)) => call.era_in(&mut core.last_meta),
+            (false, None) => call.era_in(&mut None),
         };
         // The `_meta` of a call read so holds no progress token: none is read from it.
         let params =

@@ -136,16 +136,51 @@ impl<'a> StatelessCall<'a> {
     }
 
     /// The era of the request, as [`request_era`](super::request_era) reads it from the
-    /// request's value.
-    pub(crate) fn era(&self) -> RequestEra {
-        let bound = BoundRequest::call(self.name, self.arguments_text);
-        RequestEra::Stateless(Arc::new(RequestMeta {
+    /// request's value: its `_meta` written over `kept`'s when nothing else holds that one (the
+    /// last call's, on a session of calls), and kept there. Making the `_meta` and its copy of
+    /// the call, and dropping them, cost a stateless call more than a session's call spends on
+    /// anything of the kind.
+    pub(crate) fn era_in(&self, kept: &mut Option<Arc<RequestMeta>>) -> RequestEra {
+        if self.name.len() + self.arguments_text.map_or(0, str::len) > KEPT_CALL {
+            return RequestEra::Stateless(Arc::new(self.meta()));
+        }
+        match kept.as_mut().and_then(Arc::get_mut) {
+            Some(meta) => self.write_over(meta),
+            None => *kept = None,
+        }
+        RequestEra::Stateless(Arc::clone(kept.get_or_insert_with(|| Arc::new(self.meta()))))
+    }
+
+    /// The request's `_meta`.
+    fn meta(&self) -> RequestMeta {
+        RequestMeta {
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
             cacheable: false,
-            input: Some(RoundInput::first(bound)),
-        }))
+            input: Some(self.first_round()),
+        }
+    }
+
+    /// Writes the request's `_meta` over another's, member by member: the call is bound in the
+    /// text the other's was, and nothing is moved.
+    fn write_over(&self, meta: &mut RequestMeta) {
+        meta.version = self.version;
+        if !Arc::ptr_eq(&meta.client_capabilities, &self.client_capabilities) {
+            meta.client_capabilities = Arc::clone(&self.client_capabilities);
+        }
+        meta.log_level = self.log_level;
+        meta.cacheable = false;
+        match &mut meta.input {
+            Some(input) => input.rebind_first_call(self.name, self.arguments_text),
+            input @ None => *input = Some(self.first_round()),
+        }
+    }
+
+    /// What the request brings of earlier rounds: nothing, a call read from its text being a
+    /// first round.
+    fn first_round(&self) -> RoundInput {
+        RoundInput::first(BoundRequest::call(self.name, self.arguments_text))
     }
 }
 
@@ -154,6 +189,10 @@ impl fmt::Debug for StatelessCall<'_> {
         f.debug_struct("StatelessCall").field("id", &self.id).field("tool", &self.name).finish_non_exhaustive()
     }
 }
+
+/// A call whose name and arguments are longer than this has a `_meta` of its own, which its
+/// session does not keep for the next call (see [`StatelessCall::era_in`]).
+const KEPT_CALL: usize = 4096;
 
 /// Capabilities written longer than this are read every time, not kept.
 const KEPT_CAPABILITIES: usize = 4096;

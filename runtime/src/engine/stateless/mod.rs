@@ -11,11 +11,12 @@ pub(crate) mod rounds;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::api::logging::LogLevel;
 use crate::engine::era::{RequestEra, SUPPORTED_VERSIONS};
 use crate::engine::jsonrpc::{RpcError, code};
+use crate::engine::wire::member;
 use request_state::StateKey;
 use rounds::RoundInput;
 
@@ -56,12 +57,6 @@ pub(crate) struct RequestMeta {
 /// The `_meta` keys of a 2026-07-28 request's client capabilities and log level.
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-
-/// An object's member, found by comparing names: the params and their `_meta` have few, and
-/// comparing costs less than hashing the name to look it up.
-fn member<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    object.iter().find_map(|(k, v)| (k == key).then_some(v))
-}
 
 /// Reads the era of a request to a session with no handshake: the handshake's for `initialize`
 /// (and `ping` before it) without a protocol version in `_meta`, else the stateless one as the

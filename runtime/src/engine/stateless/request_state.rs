@@ -149,6 +149,18 @@ impl BoundRequest {
         BoundRequest { method: "tools/call", params }
     }
 
+    /// Binds to another `tools/call` (see [`call`](Self::call)), in the text this one was bound in.
+    pub(crate) fn bind_call(&mut self, name: &str, arguments: Option<&str>) {
+        let BoundParams::Call { text, name_len, has_arguments } = &mut self.params else {
+            return *self = Self::call(name, arguments);
+        };
+        self.method = "tools/call";
+        text.clear();
+        text.push_str(name);
+        text.push_str(arguments.unwrap_or_default());
+        (*name_len, *has_arguments) = (name.len(), arguments.is_some());
+    }
+
     /// The digest a state carries.
     pub(crate) fn digest(&self) -> String {
         let written;
@@ -298,8 +310,13 @@ mod tests {
             if let Some(text) = arguments {
                 params["arguments"] = serde_json::from_str(text).unwrap();
             }
-            let by_value = BoundRequest::new("tools/call", &Some(params)).digest();
+            let by_value = BoundRequest::new("tools/call", &Some(params.clone())).digest();
             assert_eq!(BoundRequest::call("t\u{1}é", arguments).digest(), by_value, "{arguments:?}");
+            // Bound again, from another call or from a request read as a value, it is the new call.
+            for mut bound in [BoundRequest::call("other", Some(r#"{"z":[1,2,3]}"#)), BoundRequest::new("x", &None)] {
+                bound.bind_call("t\u{1}é", arguments);
+                assert_eq!(bound.digest(), by_value, "{arguments:?}");
+            }
         }
     }
 

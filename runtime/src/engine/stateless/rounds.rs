@@ -68,6 +68,13 @@ impl RoundInput {
     pub(crate) fn first(request: BoundRequest) -> Self {
         RoundInput { request, answers: Map::new() }
     }
+
+    /// Makes this the input of a first round of another `tools/call` (see
+    /// [`BoundRequest::call`]), bound in the text this one was bound in.
+    pub(crate) fn rebind_first_call(&mut self, name: &str, arguments: Option<&str>) {
+        self.answers.clear();
+        self.request.bind_call(name, arguments);
+    }
 }
 
 /// One round of a running request: the answers it has and the questions it still needs.

@@ -11,13 +11,15 @@ use serde_json::Value;
 use crate::api::tasks::EXTENSION;
 use crate::engine::jsonrpc::{RpcError, code};
 use crate::engine::methods::tools::RequiredCapabilities;
+use crate::engine::wire::member;
 
 pub(crate) use run::{TaskScope, TaskWatchers, Tasks};
 pub(crate) use wire::{DetailedTask, Task};
 
 /// Whether a request's capabilities (2026-07-28 `_meta`) declare the extension.
 pub(crate) fn declared(client_capabilities: &Value) -> bool {
-    client_capabilities.get("extensions").and_then(|e| e.get(EXTENSION)).is_some()
+    let extensions = client_capabilities.as_object().and_then(|c| member(c, "extensions"));
+    extensions.and_then(Value::as_object).is_some_and(|e| member(e, EXTENSION).is_some())
 }
 
 /// -32021 for a request that needs the extension and did not declare it.

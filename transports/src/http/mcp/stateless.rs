@@ -86,7 +86,7 @@ pub(super) async fn call<S: Send + Sync + 'static>(
     kept: Option<&Kept<S>>,
 ) -> HttpResponse {
     let id = call.id().clone();
-    let served = CallSession::for_call(kept, &cx.sessions, &cx.server, &id, streamable);
+    let mut served = CallSession::for_call(kept, &cx.sessions, &cx.server, &id, streamable);
     served.session.call_stateless(call, &caller.context);
     let answer = served.one_call.answer().await;
     // A stream keeps the session, and the client closing it cancels the call; a call answered as

@@ -154,7 +154,7 @@ impl BoundRequest {
         let BoundParams::Call { text, name_len, has_arguments } = &mut self.params else {
             return *self = Self::call(name, arguments);
         };
-        self.method = "tools/call";
+        // Bound to a call already (only `call` binds so): its method is `tools/call`.
         text.clear();
         text.push_str(name);
         text.push_str(arguments.unwrap_or_default());

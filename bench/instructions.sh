@@ -119,6 +119,7 @@ rows=(
   "stdio tools/call, TypeScript SDK order|stdio|call|typescript|call"
   "POST /mcp, session, Python SDK order|http|session|python|floor"
   "POST /mcp, session, TypeScript SDK order|http|session|typescript|floor"
+  "POST /mcp, session, with a stateless call's Mcp-Name too|http|session-named|python|-"
   "POST /mcp, 2026-07-28, empty capabilities|http|stateless|python|-"
   "POST /mcp, 2026-07-28, as the TypeScript SDK v2 writes it|http|stateless-sdk|typescript|-"
   "GET /add (REST)|http|rest|python|rest"

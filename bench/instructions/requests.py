@@ -10,7 +10,9 @@ ORDER: `python` (jsonrpc and id first, as the Python SDK writes a request) or `t
 and params first, jsonrpc and id last: the TypeScript SDK, which Claude Code, the Inspector,
 VS Code, Cursor and Gemini CLI embed). KIND: `session` (2025-11-25, after initialize), `stateless`
 (2026-07-28, empty capabilities), `stateless-sdk` (2026-07-28 with the TypeScript SDK v2's
-`_meta`: clientInfo and capabilities), `rest` (GET /add), `floor` (the session's POST, to a floor
+`_meta`: clientInfo and capabilities), `session-named` (the session's call with the `Mcp-Name`
+header a 2026-07-28 call sends too: as many MCP headers as `stateless`, so the two differ in what the
+server does, not in what hyper reads), `rest` (GET /add), `floor` (the session's POST, to a floor
 that answers any POST alike).
 """
 
@@ -98,10 +100,12 @@ JSON = [("Content-Type", "application/json"), ("Accept", "application/json, text
 def http(kind, order, port, n):
     connection = Connection(port)
     meta = ""
-    if kind == "session":
+    if kind in ("session", "session-named"):
         _, fields, _ = connection.send("POST", "/mcp", INITIALIZE % "2025-11-25", JSON)
         headers = JSON + [("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Session-Id", fields["mcp-session-id"])]
         connection.send("POST", "/mcp", INITIALIZED, headers)
+        if kind == "session-named":
+            headers.append(("Mcp-Name", "add_numbers"))
     elif kind in ("stateless", "stateless-sdk"):
         meta = SDK_META if kind == "stateless-sdk" else EMPTY_META
         headers = JSON + [

@@ -21,7 +21,7 @@ fn every_rust_excerpt_is_in_the_code_word_for_word() {
         "tests/layers.rs",
         "src/api/layer/mod.rs",
         "../transports/tests/http/layers.rs",
-        "../transports/src/cli.rs",
+        "../transports/src/cli/mod.rs",
     ]
     .map(read);
     let excerpts = blocks_of(&page, "rust");

@@ -1,61 +1,28 @@
-//! The command line every server gets: `mcp` (stdio), `serve` (HTTP), `call TOOL 'JSON'`, `tools`,
-//! `openapi`. Diagnostics go to stderr, filtered by `RUST_LOG`: by default warnings, and the
-//! call log ([`CallLog`]), one line per call, which the command line
-//! adds to the server, outermost, whenever the filter lets its lines through.
+//! What the command line reads: the standard commands and their flags beside a server's own
+//! options, the secrets flags may leave to the environment, and the environment's shared state key.
 
-use std::process::ExitCode;
-
-use clap::{Args, FromArgMatches, Parser, Subcommand};
-use serde_json::Value;
-use tokio::runtime::Builder;
+use clap::{Args, Parser, Subcommand};
 use tooltable::Server;
-use tooltable::context::Transport;
-use tooltable::layer::{CALLS_TARGET, CallLog};
-use tooltable::tool::Output;
-use tooltable::transport::RequestContext;
 
+use super::Package;
 use crate::forward;
-use crate::http::{ApiKey, Http, HttpOptions, OAuth};
-use crate::stdio::{StdioOptions, serve_stdio};
+use crate::http::{ApiKey, HttpOptions, OAuth};
+use crate::stdio::StdioOptions;
 
 /// A server's own command-line options, flattened beside the standard commands.
 #[derive(Args, Debug, Clone, Default)]
-struct NoOptions {}
-
-/// The server's crate, as `--version` and `--help` show it: [`package!`](crate::package) fills it
-/// in from the calling crate's `Cargo.toml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Package {
-    /// The crate's name, shown by `--help` when the binary's own name cannot be read.
-    pub name: &'static str,
-    /// Its version, for `--version`.
-    pub version: &'static str,
-    /// Its description, the first line of `--help`.
-    pub description: &'static str,
-}
-
-/// The calling crate's name, version and description, for [`cli::main`](crate::cli::main).
-#[macro_export]
-macro_rules! package {
-    () => {
-        $crate::cli::Package {
-            name: env!("CARGO_PKG_NAME"),
-            version: env!("CARGO_PKG_VERSION"),
-            description: env!("CARGO_PKG_DESCRIPTION"),
-        }
-    };
-}
+pub(super) struct NoOptions {}
 
 #[derive(Parser, Debug)]
-struct Cli<A: Args> {
+pub(super) struct Cli<A: Args> {
     #[command(flatten)]
-    app: A,
+    pub(super) app: A,
     #[command(subcommand)]
-    command: Command,
+    pub(super) command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {
+pub(super) enum Command {
     /// Serve MCP over stdin and stdout (newline-delimited JSON-RPC).
     Mcp {
         /// The longest message line accepted, in bytes.
@@ -86,7 +53,7 @@ enum Command {
 
 /// Remote mode of `mcp`: the same tools, the server's state kept by a `serve` instance elsewhere.
 #[derive(Args, Debug)]
-struct RemoteArgs {
+pub(super) struct RemoteArgs {
     /// Forward every tool with a REST route (but the server's local ones) to the `serve`
     /// instance at this base URL (`http://host:port`); also read from `<SERVER>_URL`.
     #[arg(long, value_name = "URL")]
@@ -101,7 +68,7 @@ struct RemoteArgs {
 }
 
 #[derive(Args, Debug)]
-struct ServeArgs {
+pub(super) struct ServeArgs {
     /// Require `Authorization: Bearer KEY` on every route but `GET /health`; also read from
     /// `<SERVER>_API_KEY` (which keeps it out of the process list).
     #[arg(long, value_name = "KEY")]
@@ -190,7 +157,7 @@ struct ServeArgs {
 
 impl ServeArgs {
     /// The authorization server `--oauth-issuer` names, with the public URL and audiences.
-    fn oauth(&self, package: Package) -> Result<Option<OAuth>, String> {
+    pub(super) fn oauth(&self, package: Package) -> Result<Option<OAuth>, String> {
         let Some(issuer) = &self.oauth_issuer else { return Ok(None) };
         if secret(self.api_key.clone(), package, "API_KEY").is_some() {
             return Err("--oauth-issuer replaces the API key (both travel as the bearer token): unset it".into());
@@ -208,7 +175,7 @@ impl ServeArgs {
         Ok(Some(self.oauth_audiences.iter().fold(oauth, |oauth, audience| oauth.with_audience(audience))))
     }
 
-    fn options(self, package: Package) -> Result<HttpOptions, String> {
+    pub(super) fn options(self, package: Package) -> Result<HttpOptions, String> {
         let secs = std::time::Duration::from_secs;
         let api_key = secret(self.api_key, package, "API_KEY")
             .map(|key| ApiKey::new(&key).map_err(|e| e.to_string()))
@@ -239,7 +206,7 @@ impl ServeArgs {
 }
 
 /// `mcp --url URL`: the instance the server's state lives in and how it is reached, as the
-/// server's build sees it ([`run`]), which may add a [`forward::Hook`] to the
+/// server's build sees it ([`run`](super::run)), which may add a [`forward::Hook`] to the
 /// options before the tools are forwarded with them.
 #[derive(Debug)]
 pub struct RemoteTarget {
@@ -251,7 +218,7 @@ pub struct RemoteTarget {
 
 impl RemoteArgs {
     /// The target when a URL is given; an error says what is wrong, never quoting the key.
-    fn target(&self, package: Package) -> Result<Option<RemoteTarget>, String> {
+    pub(super) fn target(&self, package: Package) -> Result<Option<RemoteTarget>, String> {
         let key = secret(self.api_key.clone(), package, "API_KEY");
         let Some(url) = secret(self.url.clone(), package, "URL") else {
             return match key {
@@ -281,194 +248,9 @@ fn seconds() -> clap::builder::RangedU64ValueParser {
     clap::builder::RangedU64ValueParser::new().range(1..)
 }
 
-/// Exit codes beyond 0 (success) and 1 (a tool error).
-const EXIT_USAGE: u8 = 2;
-
-type BuildError = Box<dyn std::error::Error>;
-
-/// Runs the standard CLI for a server with no options of its own:
-/// `tooltable_transports::cli::main(tooltable_transports::package!(), server)`.
-pub fn main<S, E>(package: Package, build: impl FnOnce() -> Result<Server<S>, E>) -> ExitCode
-where
-    S: Send + Sync + 'static,
-    E: Into<BuildError>,
-{
-    run(package, |_: NoOptions, _| build().map_err(Into::into), Hooks::default())
-}
-
-/// What a server adds to the standard CLI beyond its build (see [`run`]): `start`, called with
-/// the server once the command line has set it up and before it serves; `http`, which may add to
-/// what `serve` serves (pages of its own with [`Http::nest`], say).
-///
-/// ```
-/// use std::sync::Arc;
-/// use tooltable_transports::cli::Hooks;
-///
-/// let hooks: Hooks<()> = Hooks::default()
-///     .start(|_server| Ok(()))
-///     .http(|_server, http| http.rest_prefix("/"));
-/// # drop(hooks);
-/// ```
-pub struct Hooks<S: Send + Sync + 'static> {
-    start: Option<StartHook<S>>,
-    http: Option<HttpHook<S>>,
-}
-
-/// What [`Hooks::start`] keeps.
-type StartHook<S> = Box<dyn FnOnce(&Server<S>) -> Result<(), BuildError>>;
-/// What [`Hooks::http`] keeps.
-type HttpHook<S> = Box<dyn FnOnce(&Server<S>, Http<S>) -> Http<S>>;
-
-impl<S: Send + Sync + 'static> Default for Hooks<S> {
-    fn default() -> Self {
-        Hooks { start: None, http: None }
-    }
-}
-
-impl<S: Send + Sync + 'static> std::fmt::Debug for Hooks<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Hooks").field("start", &self.start.is_some()).field("http", &self.http.is_some()).finish()
-    }
-}
-
-impl<S: Send + Sync + 'static> Hooks<S> {
-    /// Called with the server once the command line has set it up (the shared state key, remote
-    /// mode) and before it serves: the place to start what holds on to the server, such as the
-    /// [proxies](crate::proxy::Proxy) of a gateway, which the setup could no longer change the
-    /// server under.
-    pub fn start(mut self, start: impl FnOnce(&Server<S>) -> Result<(), BuildError> + 'static) -> Self {
-        self.start = Some(Box::new(start));
-        self
-    }
-
-    /// Given the server and the HTTP transport `serve` is about to run, returns the transport to
-    /// run: with routes of the server's own [nested](Http::nest) in it, say.
-    pub fn http(mut self, http: impl FnOnce(&Server<S>, Http<S>) -> Http<S> + 'static) -> Self {
-        self.http = Some(Box::new(http));
-        self
-    }
-}
-
-/// The standard CLI for a server whose own options `A` are parsed first and given to `build`,
-/// with every hook (of which [`main`] uses none): `build` is also given
-/// `mcp --url`'s [`RemoteTarget`] (`None` for the other commands, and for `mcp` without a URL),
-/// so a server whose remote mode differs (more tools, other instructions, a hook on the
-/// forwarded calls) builds itself for it; and [`Hooks`] says what else the server adds.
-pub fn run<A, S>(
-    package: Package,
-    build: impl FnOnce(A, Option<&mut RemoteTarget>) -> Result<Server<S>, BuildError>,
-    hooks: Hooks<S>,
-) -> ExitCode
-where
-    A: Args,
-    S: Send + Sync + 'static,
-{
-    init_tracing();
-    let cli = match command::<A>(package, std::env::args_os()).and_then(|m| Cli::<A>::from_arg_matches(&m)) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
-        }
-    };
-    let mut target = match &cli.command {
-        Command::Mcp { remote, .. } => match remote.target(package) {
-            Ok(target) => target,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(EXIT_USAGE);
-            }
-        },
-        _ => None,
-    };
-    let mut server = match build(cli.app, target.as_mut()) {
-        Ok(server) => server,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    if let Err(e) = shared_state_key(&mut server) {
-        eprintln!("error: {e}");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    // Outermost, so that it sees the other layers' refusals and time; not added at all when
-    // `RUST_LOG` leaves its lines out.
-    if tracing::enabled!(target: CALLS_TARGET, tracing::Level::INFO) && !server.set_outer_layer(CallLog) {
-        tracing::warn!("no call log: the server has an outer layer of its own");
-    }
-    let Hooks { mut start, http } = hooks;
-    let mut started = |server: &Server<S>| match start.take().map_or(Ok(()), |start| start(server)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(ExitCode::from(EXIT_USAGE))
-        }
-    };
-    // Remote mode replaces handlers, which only a server nothing else holds allows: first.
-    if !matches!(cli.command, Command::Mcp { .. })
-        && let Err(code) = started(&server)
-    {
-        return code;
-    }
-    match cli.command {
-        // stdin is read on this thread, the one the client started, and most calls are answered
-        // there; the runtime's one worker runs the calls that wait.
-        Command::Mcp { max_line_bytes, max_unread_output, remote: _ } => {
-            let forwarded = target.map(|t| forward::mirror(&mut server, &t.url, t.options)).transpose();
-            let mirror = match forwarded {
-                Ok(mirror) => mirror,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(EXIT_USAGE);
-                }
-            };
-            if let Err(code) = started(&server) {
-                return code;
-            }
-            with_runtime(Builder::new_multi_thread().worker_threads(1), |rt| {
-                if let Some(mirror) = mirror {
-                    rt.spawn(mirror.follow_updates(server.clone()));
-                }
-                let options = StdioOptions { max_line_bytes, max_unread_output, ..StdioOptions::default() };
-                match serve_stdio(&server, &options, rt.handle()) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(e) => {
-                        eprintln!("error: stdio: {e}");
-                        ExitCode::FAILURE
-                    }
-                }
-            })
-        }
-        Command::Serve(args) => {
-            let (oauth, options) = match args.oauth(package).and_then(|oauth| Ok((oauth, args.options(package)?))) {
-                Ok(settings) => settings,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(EXIT_USAGE);
-                }
-            };
-            with_runtime(&mut Builder::new_multi_thread(), |rt| rt.block_on(serve_http(server, options, oauth, http)))
-        }
-        Command::Call { tool, arguments } => {
-            with_runtime(&mut Builder::new_current_thread(), |rt| rt.block_on(call(&server, &tool, &arguments)))
-        }
-        Command::Openapi => {
-            let descriptors = server.table().descriptors();
-            print_json(&crate::rest::openapi::document(server.info(), server.instructions(), &descriptors));
-            ExitCode::SUCCESS
-        }
-        Command::Tools => {
-            let tools: Vec<Value> = server.table().descriptors().iter().map(|d| d.to_mcp()).collect();
-            print_json(&Value::Array(tools));
-            ExitCode::SUCCESS
-        }
-    }
-}
-
 /// Parses `args` with the server's name, version and description; its own options are global, so
 /// `server mcp --root DIR` and `server --root DIR mcp` both work.
-fn command<A: Args>(
+pub(super) fn command<A: Args>(
     package: Package,
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<clap::ArgMatches, clap::Error> {
@@ -484,16 +266,6 @@ fn command<A: Args>(
     command.try_get_matches_from(args)
 }
 
-fn with_runtime(builder: &mut Builder, run: impl FnOnce(&tokio::runtime::Runtime) -> ExitCode) -> ExitCode {
-    match builder.enable_all().build() {
-        Ok(runtime) => run(&runtime),
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 /// The environment variable whose secret signs multi-round `requestState`s: instances of one
 /// server behind a load balancer are given the same one, so a retry may reach any of them. A
 /// variable, not a flag, so the secret never shows in the process list.
@@ -506,119 +278,17 @@ const SERVE_ENVIRONMENT: &str = "Environment:
                        same one, so that a retry may reach any of them; without it, each process
                        signs with a random key of its own.";
 
-fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<(), String> {
+pub(super) fn shared_state_key<S: Send + Sync + 'static>(server: &mut Server<S>) -> Result<(), String> {
     let Some(secret) = std::env::var_os(STATE_KEY_ENV) else { return Ok(()) };
     let key = tooltable::server::StateKey::from_secret(secret.as_encoded_bytes())
         .ok_or_else(|| format!("{STATE_KEY_ENV} must hold a secret of at least 16 bytes"))?;
     if server.set_state_key(key) { Ok(()) } else { Err("the server is already shared; cannot change its key".into()) }
 }
 
-async fn serve_http<S: Send + Sync + 'static>(
-    server: Server<S>,
-    options: HttpOptions,
-    oauth: Option<OAuth>,
-    hook: Option<HttpHook<S>>,
-) -> ExitCode {
-    let listener = match tokio::net::TcpListener::bind(options.listen).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot listen on {}: {e}", options.listen);
-            return ExitCode::FAILURE;
-        }
-    };
-    match listener.local_addr() {
-        Ok(addr) => {
-            // One write, so a host reading stderr never sees half the line.
-            use std::io::Write;
-            let line = listening_line(addr, server.config().startup_note.as_deref());
-            let _ = std::io::stderr().write_all(line.as_bytes());
-        }
-        Err(e) => eprintln!("listening (address unknown: {e})"),
-    }
-    let mut http = Http::new(server.clone()).options(options);
-    if let Some(oauth) = oauth {
-        http = http.oauth(oauth);
-    }
-    if let Some(hook) = hook {
-        http = hook(&server, http);
-    }
-    match http.serve(listener, shutdown_signal()).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: http: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// What `serve` prints once it listens: `listening on MCP_URL (REST BASE_URL, OpenAPI URL)`, then
-/// `; NOTE` when the server has a startup note. The word after `listening on ` is the Streamable
-/// HTTP endpoint a host connects to.
-fn listening_line(addr: std::net::SocketAddr, note: Option<&str>) -> String {
-    let note = note.map(|n| format!("; {n}")).unwrap_or_default();
-    format!("listening on http://{addr}/mcp (REST http://{addr}/, OpenAPI http://{addr}/openapi.json){note}\n")
-}
-
-/// SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
-    }
-}
-
-async fn call<S: Send + Sync + 'static>(server: &Server<S>, tool: &str, arguments: &str) -> ExitCode {
-    let args: Value = match serde_json::from_str(arguments) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: the arguments are not JSON: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    match server.call_tool(server.cx(&RequestContext::new(Transport::InProcess)), tool, Some(args)).await {
-        Ok(Ok(Output::Json(v))) => {
-            print_json(&v);
-            ExitCode::SUCCESS
-        }
-        Ok(Ok(Output::Content(c))) => {
-            print_json(&serde_json::to_value(c).unwrap_or_default());
-            ExitCode::SUCCESS
-        }
-        Ok(Err(failure)) => {
-            print_json(&failure.body);
-            eprintln!("error: {tool} failed ({:?})", failure.kind);
-            ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!("error: {}", e.message);
-            ExitCode::from(EXIT_USAGE)
-        }
-    }
-}
-
-/// Prints to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
-fn print_json(v: &Value) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(v).unwrap_or_default());
-}
-
-/// Diagnostics go to stderr, filtered by `RUST_LOG` (by default warnings and the call log).
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("warn,{CALLS_TARGET}=info")));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
-}
-
 #[cfg(test)]
 mod tests {
+    use clap::FromArgMatches as _;
+
     use super::*;
 
     const PACKAGE: Package = Package { name: "some-server", version: "9.8.7", description: "Serves some things" };
@@ -703,20 +373,5 @@ mod tests {
         for wrong in ["50", "0/s", "50/min", "1.5/s"] {
             assert_eq!(parse(wrong).unwrap_err().kind(), clap::error::ErrorKind::ValueValidation, "{wrong}");
         }
-    }
-
-    #[test]
-    fn the_listening_line_starts_with_the_mcp_endpoint() {
-        let line = listening_line("127.0.0.1:8765".parse().unwrap(), None);
-        assert_eq!(
-            line,
-            "listening on http://127.0.0.1:8765/mcp (REST http://127.0.0.1:8765/, OpenAPI http://127.0.0.1:8765/openapi.json)\n"
-        );
-        let endpoint = line.strip_prefix("listening on ").and_then(|rest| rest.split_whitespace().next());
-        assert_eq!(endpoint, Some("http://127.0.0.1:8765/mcp"));
-        let noted = listening_line("127.0.0.1:8765".parse().unwrap(), Some("kept in memory"));
-        assert!(noted.ends_with(" OpenAPI http://127.0.0.1:8765/openapi.json); kept in memory\n"), "{noted}");
-        let endpoint = noted.strip_prefix("listening on ").and_then(|rest| rest.split_whitespace().next());
-        assert_eq!(endpoint, Some("http://127.0.0.1:8765/mcp"));
     }
 }

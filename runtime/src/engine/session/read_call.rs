@@ -65,10 +65,12 @@ impl<S: Send + Sync + 'static> Session<S> {
     /// holds (one [readied for another call](Self::ready_for_another_call)) writes the call's
     /// `_meta` over its last call's, rather than making one.
     pub fn call_stateless(&mut self, call: StatelessCall<'_>, context: &RequestContext) {
-        let era = match (self.is_initialized(), Arc::get_mut(&mut self.0)) {
-            (true, _) => RequestEra::Handshake,
-            (false, Some(core)) => call.era_in(&mut core.last_meta),
-            (false, None) => call.era_in(&mut None),
+        let era = match self.is_initialized() {
+            true => RequestEra::Handshake,
+            false => match Arc::get_mut(&mut self.0) {
+                Some(core) => call.era_in(&mut core.last_meta),
+                None => call.era_in(&mut None),
+            },
         };
         // The `_meta` of a call read so holds no progress token: none is read from it.
         let params =
